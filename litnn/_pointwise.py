@@ -673,7 +673,12 @@ def _sign(xp, a):
 def _relu(xp, a):
     if a.dtype == np.bool_: raise RuntimeError("Boolean inputs not supported for relu")
     if a.dtype.kind == 'c': raise NotImplementedError("clamp is not supported for complex types")
-    return xp.maximum(0, a)     # -0.0 stays -0.0 (torch's max(x, 0) keeps x when the two are equal): maximum's second operand wins a tie
+    return _max0(xp, a)
+def _max0(xp, a):
+    "max(0, a): -0.0 stays -0.0 (torch's max(x, 0) keeps x when the two are equal): maximum's second operand wins a tie."
+    # numpy 2.4's maximum of an array and a scalar runs a loop that is not vectorised (3-5x slower on a large float array
+    # than against an array); zeros of the array's own layout take the vectorised one, and the tie rule is the same
+    return xp.maximum(xp.zeros_like(a) if xp is np and a.dtype.kind == 'f' and a.size >= 4096 else 0, a)
 def _rounding(name):
     "A rounding function on arrays that keeps integers as they are (numpy would make them float); complex numbers refuse."
     def f(xp, a, **kw):
@@ -760,7 +765,7 @@ def _plain_relu(cls, x):
     """`_plain_apply(cls, x)` for relu (`cls` is ReluBackward0), its forward and node written out: every layer's activation
     records one at each step, and max(x, 0) of a float array has nothing to check and no warning to give."""
     a = x._data
-    out = np.maximum(0, a) if a.itemsize != 2 else np.maximum(0, a.astype(np.float32)).astype(a.dtype)   # `_relu` (a float16 tie: float32's)
+    out = _max0(np, a) if a.itemsize != 2 else np.maximum(0, a.astype(np.float32)).astype(a.dtype)   # `_relu` (a float16 tie: float32's)
     if type(out) is not _ndarray: out = _as_array(out)     # numpy gives 0-d results as scalars
     t = _new(Tensor)
     t._data = out

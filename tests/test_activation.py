@@ -211,3 +211,17 @@ def test_in_place_elus_backward_from_their_result_as_torch(name, alpha):
         try: y.backward(lib.tensor([1., 2., 3., 4.])); got.append((type(y.grad_fn).__name__, np.round(x.grad.numpy(), 6).tolist()))
         except RuntimeError as e: got.append(str(e))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('shape', [(7,), (64, 64), (4, 8, 24, 24)])
+def test_relu_bits_match_torch_small_and_large(dtype, shape):
+    "relu's special values to the bit, below and above the size where litnn's numpy path changes roads (-0.0 stays -0.0, NaN stays NaN), in layouts a layer gives (transposed, strided)"
+    a = rng.standard_normal(shape).astype(dtype)
+    a.flat[:6] = [-0.0, 0.0, np.nan, -np.inf, np.inf, -1e-45]
+    ints = np.int32 if dtype == np.float32 else np.int64
+    for v in (a, a.T, a.reshape(-1)[::2]):
+        want = torch.relu(torch.from_numpy(v)).numpy()
+        for got in (litnn.relu(litnn.from_numpy(v)), LF.relu(litnn.from_numpy(v.copy()).requires_grad_())):
+            got = got.detach().numpy()
+            assert got.shape == want.shape and np.array_equal(np.ascontiguousarray(got).view(ints), np.ascontiguousarray(want).view(ints))
