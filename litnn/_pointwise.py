@@ -578,7 +578,7 @@ def gelu(input, approximate='none'):
 import numpy as np
 from . import fused
 from .backend import array_namespace, patch, _checked_scalar
-from ._tensor import Tensor, _array_of, _as_array, _LEGACY, _inference_tensor
+from ._tensor import Tensor, _array_of, _as_array, _LEGACY, _inference_tensor, _relaid, _preserved_order
 from .backend import _by_np
 from ._creation import zeros_like
 from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray, _new, _counter, _accumulator, _fp_note
@@ -664,9 +664,13 @@ def _silu(xp, a):
     if not a.ndim: return _silu(xp, a.reshape(1)).reshape(())
     e = _one_plus_exp_neg(xp, a)
     return xp.divide(a, e, out=e)
+def _kept_copy(a):
+    "A copy of array `a` laid out as torch's clone keeps it (a transpose stays one; a broadcast dim is not put innermost)."
+    o = _relaid(a, _preserved_order(a))
+    return o.copy(order='K') if o is a else o
 def _sign(xp, a):
     "-1, 0 or 1; 0 for NaN, as torch (numpy's sign keeps NaN); a bool is its own sign."
-    if a.dtype.kind == 'b': return a.copy()
+    if a.dtype.kind == 'b': return _kept_copy(a)
     if a.dtype.kind == 'c': raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.")
     s = xp.sign(a)
     return xp.where(s != s, 0, s) if s.dtype.kind == 'f' else s
@@ -685,7 +689,7 @@ def _rounding(name):
         if a.dtype.kind == 'c':     # torch's messages (17d_complex_numbers)
             if name != 'round': raise NotImplementedError(f"{name} is not supported for complex inputs")
             raise NotImplementedError(f'"{"round_cpu" if kw.get("decimals") else "round_vml_cpu"}" not implemented for \'{_LEGACY[_by_np[a.dtype].name]}\'')
-        return getattr(xp, name)(a, **kw) if _by_np[a.dtype].is_floating_point else a.copy()
+        return getattr(xp, name)(a, **kw) if _by_np[a.dtype].is_floating_point else _kept_copy(a)
     return f
 
 # %% ../nbs/15b_elementwise_functions.ipynb #5ae24202

@@ -178,3 +178,34 @@ def test_embedding_bag_float16_sums_in_float32():
     W = lambda M: [M.nn.functional.embedding_bag(M.tensor([3, 1, 4, 1, 5, 9, 2, 6]), M.linspace(-7, 9, 70).reshape(10, 7).half(), M.tensor([0, 3]),
                                                  mode='sum', per_sample_weights=M.linspace(-2, 3, 8).half(), padding_idx=p) for p in (None, 1)]
     for a, b in zip(L(torch) + W(torch), L(litnn) + W(litnn)): np.testing.assert_array_equal(b.float().numpy(), a.float().numpy())
+
+
+def _expanded_ints(L):
+    "An int64 matrix broadcast along dim 0 (stride 0), as the OpInfo sweep's expanded variant makes its inputs."
+    return L.arange(20).reshape(4, 5).narrow(0, 0, 1).expand(4, 5)
+
+
+# results laid out as torch's TensorIterator and clone lay them out (strides compared, values too)
+_LAYOUT_CASES = {
+    # an integer input cast to float first: the copy keeps the input's layout (preserve_format), a broadcast dim is not
+    # put innermost (numpy's order 'K' did, so the result was column-major)
+    'int_to_float_unary_expanded': lambda L: [f(_expanded_ints(L)) for f in (L.log1p, L.sin, L.sqrt, L.erf, L.deg2rad, L.logit)],
+    'int_to_float_binary_expanded': lambda L: [f(_expanded_ints(L), L.tensor(3)) for f in (L.atan2, L.copysign, L.true_divide, L.ldexp)],
+    'conversions_expanded': lambda L: [_expanded_ints(L).double(), _expanded_ints(L).half(), _expanded_ints(L).to(L.int32),
+                                       _expanded_ints(L).float().bfloat16(), L.arange(12.).reshape(3, 4).t().to(L.float64, copy=True)],
+    # rounding an integer tensor (and the sign of a bool one) is a clone: a transpose stays one
+    'rounding_ints_transposed': lambda L: [f(L.arange(20).reshape(4, 5).t()) for f in (L.ceil, L.floor, L.round, L.trunc)] +
+                                          [L.sign(L.arange(20).reshape(4, 5).t() > 7), L.sgn(L.arange(20).reshape(4, 5).t() > 7)],
+    # igamma's result, made by a reshape of its flat work, takes its first operand's layout
+    'igamma_transposed': lambda L: [f(L.linspace(0.5, 9, 20).reshape(4, 5).t(), L.tensor(2.)) for f in (L.igamma, L.igammac)],
+}
+
+
+@pytest.mark.parametrize('name', list(_LAYOUT_CASES))
+def test_opinfo_sample_layout(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        t, l = _LAYOUT_CASES[name](torch), _LAYOUT_CASES[name](litnn)
+    for a, b in zip(t, l):
+        assert tuple(b.stride()) == tuple(a.stride()), (b.stride(), a.stride())
+        np.testing.assert_allclose(b.float().numpy(), a.float().numpy(), rtol=1e-6)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, math, warnings, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
-from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter, _bump, _INFERENCE_INPLACE
+from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter, _bump, _INFERENCE_INPLACE, _relaid, _preserved_order
 from ..backend import _by_np, _cpp
 from .graph import Op, Node, _FREED, _Packed, _num, _ndarray, _detached_since
 from .grad_mode import _Mode
@@ -82,7 +82,10 @@ class ToCopyBackward0(Op):
                 _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None)    # (torch warns once a process)
                 a = a.real
             a = B._astype(a, dtype.np)
-        return a.copy() if a is x._data else a
+        b, a = x._data, a.copy() if a is x._data else a
+        if b.ndim > 1 and hasattr(b, 'flags') and not b.flags.c_contiguous:    # torch's copy keeps the input's layout (preserve_format);
+            a = _relaid(a, _preserved_order(b))                                 # numpy's order 'K' puts a broadcast dim innermost
+        return a
     @staticmethod
     def backward(ctx, g):
         dt, dev = ctx.src

@@ -23,10 +23,12 @@ def _first_layout(out, a, *others):
     torch's TensorIterator lays it out: in the order of `a`'s strides where `a` has a preference (channels-last, a
     transposed matrix, a strided slice of either), asking the next operand where it has none (a broadcast dim). numpy
     follows its inputs only where they agree. A row-major first operand of the result's shape, the common case, costs
-    two flag tests; a single array operand is left to numpy (its order 'K' is torch's then)."""
+    two flag tests; a single array operand is left alone where `out` is numpy's ufunc of it (its order 'K' is torch's
+    then), not where `out` was made another way (a reshape of flat work)."""
     if type(out) is not _ndarray or out.ndim < 2 or type(a) is not _ndarray: return out
     if a.flags.c_contiguous and a.shape == out.shape: return out if out.flags.c_contiguous else out.copy()
-    if not any(type(b) is _ndarray and b.ndim for b in others): return out
+    if not any(type(b) is _ndarray and b.ndim for b in others) and (out.flags.c_contiguous == a.flags.c_contiguous or a.shape != out.shape):
+        return out
     return _relaid(out, _inferred_order(a, *others, shape=out.shape))
 
 
