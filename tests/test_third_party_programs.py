@@ -394,3 +394,37 @@ def test_tensor_long_as_torch():
     for lib in (torch, litnn):
         assert lib.tensor(3.7).__long__() == 3 and lib.tensor([[-2.5]]).__long__() == -2 and type(lib.tensor(7).__long__()) is int
         with pytest.raises(ValueError, match='only one element tensors can be converted to Python scalars'): lib.tensor([1, 2]).__long__()
+
+
+# HF transformers' Mamba (modeling_mamba.mamba_selective_scan) imports torch._higher_order_ops.associative_scan on every
+# call of its slow path (torch >= 2.9): the module was missing, so the model failed under litnn. Eager torch scans by
+# recursive doubling; litnn pairs the elements the same way, so results and gradients round as torch's do
+def test_associative_scan_as_torch():
+    from torch._higher_order_ops.associative_scan import associative_scan as t_scan
+    from litnn._higher_order_ops.associative_scan import associative_scan as l_scan
+    r = np.random.default_rng(0)
+    def pair(l, rt): return l[0] * rt[0], rt[0] * l[1] + rt[1]
+    for dt in (np.float64, np.float32):
+        for n, dim, rev in [(1, 1, False), (7, 1, False), (8, -1, True), (13, 0, False), (16, 2, True)]:
+            shape = [3, n, 4] if dim in (1, -2) else [n, 3, 4] if dim == 0 else [3, 4, n]
+            if dim == -1: shape = [3, 2, n]
+            a0, b0 = r.uniform(0.5, 1, shape).astype(dt), r.standard_normal(shape).astype(dt)
+            res = {}
+            for lib, scan in ((torch, t_scan), (litnn, l_scan)):
+                a, b = lib.tensor(a0, requires_grad=True), lib.tensor(b0, requires_grad=True)
+                s = scan(lambda x, y: x + y, b, dim, reverse=rev, combine_mode='generic')
+                h = scan(pair, (a, b), dim, reverse=rev, combine_mode='generic')
+                p = scan(lambda x, y: {'m': x['m'] * y['m']}, {'m': a}, dim, combine_mode='generic')['m']
+                (h[1].square().sum() + p.sum()).backward()
+                res[lib.__name__] = [v.detach().numpy() for v in (s, h[0], h[1], p, a.grad, b.grad)]
+            for x, y in zip(res['torch'], res['litnn']): np.testing.assert_array_equal(x, y)
+    for lib, scan in ((torch, t_scan), (litnn, l_scan)):       # torch's checks and messages
+        for call, exc in [(lambda: scan(lambda x, y: x + y, lib.ones(3), 0), ValueError),
+                          (lambda: scan(lambda x, y: x + y, lib.ones(3), 0, combine_mode='x'), ValueError),
+                          (lambda: scan(lambda x, y: x + y, lib.ones(3, 0), 1, combine_mode='generic'), ValueError),
+                          (lambda: scan(lambda x, y: x + y, [], 0, combine_mode='generic'), IndexError),
+                          (lambda: scan(lambda x, y: x + y, lib.ones(3), 0, reverse=1, combine_mode='generic'), RuntimeError),
+                          (lambda: scan(lambda x, y: x + y, lib.ones(3), 1, combine_mode='generic'), IndexError)]:
+            with pytest.raises(exc) as e: call()
+            res.setdefault(lib.__name__ + 'err', []).append(str(e.value))
+    assert res['torcherr'] == res['litnnerr']
