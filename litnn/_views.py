@@ -1541,6 +1541,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = {len(reps)} and input.size(0) = {n}")
     if (reps < 0).any(): raise RuntimeError("repeats can not be negative")
     index = np.repeat(np.arange(n), reps.reshape(-1) if reps.size != 1 else reps.reshape(()))   # (no counts: none of nothing)
+    if output_size is not None and index.size != output_size: raise RuntimeError("allocated size does not match required size")
     return input.index_select(dim, input.new_tensor(index, dtype=int64))      # the index in int64, whatever input's dtype (a bool index would read 0/1)
 
 # %% ../nbs/reference/sparse_compressed.ipynb #6e898880
@@ -1641,6 +1642,7 @@ from .backend import contiguous_format
 from .autograd.graph import Op
 from .autograd.engine import _no_derivative
 from ._conversions import view_as_real
+from .autograd.broadcasting import _into
 
 # %% ../nbs/reference/torch/view_copies.ipynb #0fb91e7f
 class _ViewCopy(Op):
@@ -1708,13 +1710,14 @@ def view_as_complex_copy(input):
     return _copied(view_as_complex(input))
 
 def _copies_into(name, pieces, out, cast=False):
-    """torch's out= of the copies that give several tensors: each piece written into its own tensor of `out` (none resized);
-    then None. Only split_copy's kernel casts into an out of another dtype; the others refuse it."""
+    """torch's out= of the copies that give several tensors: each piece written into its own tensor of `out`; then None.
+    split_copy's kernel copies each piece in (`copy_`: another dtype cast, no resize); the others refuse another dtype and
+    resize an out of another shape as every out= does (`_into`: torch's warning where it had elements)."""
     if out is None: return pieces
     if len(out) != len(pieces): raise RuntimeError(f"{name} expected an out= argument of size {len(pieces)}, got size {len(out)}")
     for o, p in zip(out, pieces):
-        if o.dtype != p.dtype and not cast: raise RuntimeError(f"Expected out tensor to have dtype {B._cpp(p._data.dtype)}, but got {B._cpp(o._data.dtype)} instead")
-        o.copy_(p)
+        if cast: o.copy_(p)
+        else: _into(name, o, (), lambda p=p: p, same_dtype=True)
 
 def unbind_copy(input, dim=0, *, out=None):
     "Contiguous copies of the slices `input.unbind(dim)`."

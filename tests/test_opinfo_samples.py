@@ -69,6 +69,13 @@ CASES = {
     'zeta_int64': lambda L: L.special.zeta(L.tensor([-8]), L.tensor([9, 0])),
     # igamma/igammac edges in torch's order, a NaN failing each comparison (P(inf, nan) = 0, P(nan, inf) = 1, P(nan, 0) = 0),
     # and x so large that the continued fraction's factor is 0 (no NaN from inf * 0)
+    # out= of the copies giving several tensors: unbind_copy and split_with_sizes_copy resize each out as any out= does
+    'unbind_copy_out_resized': lambda L: (lambda o: (L.unbind_copy(L.arange(15.).reshape(5, 3), 0, out=o), o)[1])([L.empty(0) for _ in range(5)]),
+    'split_with_sizes_copy_out_resized': lambda L: (lambda o: (L.split_with_sizes_copy(L.arange(125.).reshape(5, 5, 5), [1, 3, 1], -1, out=o), o)[1])(
+        [L.empty(0), L.empty(2), L.empty(0)]),
+    # linalg.ldl_solve writes its out= (litnn took it and left it unwritten)
+    'ldl_solve_out': lambda L: (lambda LD, piv, o: (L.linalg.ldl_solve(LD, piv, L.linspace(-1, 2, 6).reshape(3, 2), out=o), o)[1])(
+        *L.linalg.ldl_factor(L.tensor([[4., 1, 0], [1, 3, 1], [0, 1, 2]])), L.empty(0)),
     'igamma_edges': lambda L: [f(L.tensor([_i, _i, _n, _n, _n, 1.5, 800., 1e-300], dtype=L.float64),
                                  L.tensor([_n, _i, _i, 0., _n, 1e300, 1e300, 1e300], dtype=L.float64)) for f in (L.igamma, L.igammac)],
 }
@@ -85,6 +92,14 @@ def test_complex_to_bool_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         assert litnn.tensor([1j], dtype=litnn.complex64).bool().tolist() == [True]
+
+
+def test_repeat_interleave_output_size_checked():
+    "A tensor of counts whose sum is not output_size: torch's kernel refuses it."
+    for L in (torch, litnn):
+        with pytest.raises(RuntimeError, match='allocated size does not match required size'):
+            L.repeat_interleave(L.ones(4, 1), repeats=L.tensor([1, 2, 1, 1]), dim=0, output_size=6)
+        assert L.repeat_interleave(L.ones(4, 1), repeats=L.tensor([1, 2, 1, 1]), dim=0, output_size=5).shape == (5, 1)
 
 
 def test_normal_tensor_mean_refuses_layout():

@@ -382,7 +382,7 @@ def ldl_factor(A, *, hermitian=False, out=None):
     return linalg_ldl_factor((LD, pivots))
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #3fd8c9ec
-def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+def ldl_solve(LD, pivots, B, *, hermitian=False):
     "X with A X = B, for A given by `ldl_factor`'s (LD, pivots); batches broadcast."
     _check_matrix('torch.linalg.ldl_solve', LD)
     if B.dim() < 2: raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got -2)")
@@ -713,7 +713,7 @@ from .._pointwise import _wrap_out, _SAME, _Cast
 _castable = lambda fn: _Cast(fn + ": Expected result to be safely castable from {R} dtype, but got result with dtype {O}")
 _matrix_power_out = lambda args, kwargs, out: _SAME if isinstance(out, Tensor) and out.is_floating_point() else _castable('matrix_power')   # (torch.matrix_power's too)
 _wrap_out(globals(), {'norm': "linalg.norm expected out tensor dtype {R} but got: {O}", 'matrix_norm': "linalg.matrix_norm expected out tensor dtype {R} but got: {O}",
-                      'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': _castable('torch.linalg.matrix_rank'), 'svd': (_SAME,) * 3, 'ldl_factor': (_SAME,) * 2, 'ldl_factor_ex': (_SAME,) * 3, 'qr': (_SAME,) * 2, 'eigh': (_SAME,) * 2, 'lstsq': (None,) * 4,
+                      'vector_norm': _SAME, 'det': _SAME, 'cross': _SAME, 'svdvals': _SAME, 'eigvalsh': _SAME, 'matrix_rank': _castable('torch.linalg.matrix_rank'), 'svd': (_SAME,) * 3, 'ldl_factor': (_SAME,) * 2, 'ldl_solve': _SAME, 'ldl_factor_ex': (_SAME,) * 3, 'qr': (_SAME,) * 2, 'eigh': (_SAME,) * 2, 'lstsq': (None,) * 4,
                       'pinv': _castable('linalg.pinv'), 'cond': _castable('linalg.cond'),
                       'matrix_power': _matrix_power_out,
                       'vecdot': "linalg.vecdot: Expected out of dtype{R} but found {O}", 'multi_dot': "multi_dot(): expected out tensor to have dtype {r} but got {o}",
