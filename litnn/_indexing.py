@@ -43,9 +43,10 @@ def _index_key(x, key):
         elif k is None: op = UnsqueezeBackward0
         elif k is Ellipsis:
             if builtins.any(o is Ellipsis for o in out): continue     # torch reads a second ellipsis as no dimensions (numpy refuses it)
-        else:       # a 0-d tensor takes a bool (or a 0-d bool tensor) here; torch counts anything else as a dim it lacks
-            if not x._data.ndim and not (k is True or k is False or isinstance(k, Tensor) and not k._data.ndim and k._data.dtype == bool):
+        else:       # a 0-d tensor takes a bool (or a 0-d bool or uint8 tensor: a mask) here; torch counts anything else as a dim it lacks
+            if not x._data.ndim and not (k is True or k is False or isinstance(k, Tensor) and not k._data.ndim and k._data.dtype in (bool, np.uint8)):
                 raise IndexError("too many indices for tensor of dimension 0")
+            if _int_tensor(k): out.append(builtins.int(k._data)); op = SelectBackward0; continue
             k = _index_array(k, x)
             if k.ndim == 0 and k.dtype.kind in 'iu': k, op = builtins.int(k), SelectBackward0
             elif k.size == 0 and k.dtype == bool and (m := _mask_mismatch(x, key)): raise IndexError(m)    # (numpy takes an empty mask on any dim)
@@ -54,6 +55,10 @@ def _index_key(x, key):
     if adv: return (_torch_order(out) if builtins.any(type(k) is builtins.int for k in out) else tuple(out)), IndexBackward0
     if Ellipsis not in out: out.append(Ellipsis)
     return tuple(out), op
+
+def _int_tensor(k):
+    "Is `k` a 0-d integer tensor other than uint8 (a mask)? PyTorch reads it as an integer, whatever its dtype (int8 too)."
+    return isinstance(k, Tensor) and not k._data.ndim and k._data.dtype.kind in 'iu' and k._data.dtype != np.uint8
 
 _LIST_AS_TUPLE = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; "
                   "use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
@@ -137,7 +142,7 @@ def _index_message(x, key, m):
     shape, used, d = x._data.shape, builtins.sum(_dims_used(k) for k in key), 0
     for pos, k in enumerate(key):
         if k is Ellipsis: d += len(shape) - used; continue
-        if isinstance(k, Tensor) and not k.dim() and k._data.dtype.kind in 'iu': k = builtins.int(k._data)    # a 0-d index tensor selects
+        if _int_tensor(k): k = builtins.int(k._data)    # a 0-d index tensor selects
         if isinstance(k, (builtins.int, np.integer)) and not isinstance(k, builtins.bool) and d < len(shape) and not -shape[d] <= k < shape[d]:
             return f"index {k} is out of bounds for dimension {pos} with size {shape[d]}"
         d += _dims_used(k)
@@ -146,7 +151,7 @@ def _index_message(x, key, m):
 def _mask_mismatch(x, key):
     "torch's words for a boolean mask whose shape differs from the dims it covers, or None: the key is walked dim by dim."
     key = key if type(key) is tuple else (key,)
-    arrays = [None if k is None or k is Ellipsis or isinstance(k, (builtins.int, slice, np.integer)) else _index_array(k, x) for k in key]
+    arrays = [None if k is None or k is Ellipsis or isinstance(k, (builtins.int, slice, np.integer)) or _int_tensor(k) else _index_array(k, x) for k in key]
     width = lambda k, a: 0 if k is None or k is Ellipsis else (a.ndim if a is not None and a.dtype == bool else 1)
     if builtins.sum(width(k, a) for k, a in zip(key, arrays)) > x._data.ndim: return None    # too many indices: torch says that first
     cur = 0

@@ -301,7 +301,8 @@ def _joined(name):
     return kernel
 
 def _index(self, indices):
-    "aten::index: a None among `indices` takes the whole dim, as `:` does."
+    "aten::index: a None among `indices` takes the whole dim, as `:` does; no index at all is refused (torch's IndexError)."
+    if not len(indices): raise IndexError("at least one index must be provided")
     return self[tuple(slice(None) if i is None else i for i in indices)]
 
 def _slice(self, dim=0, start=None, end=None, step=1):

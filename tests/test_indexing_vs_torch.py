@@ -1,0 +1,92 @@
+"""x[key] and x[key] = v side by side with torch, for the keys PyTorch's test/test_indexing.py found litnn reading
+differently: 0-d index tensors of every integer dtype (integers, so a view), a 0-d uint8 tensor (a mask, also on a 0-d
+tensor), and aten::index with no index."""
+import warnings
+import numpy as np
+import pytest
+import litnn
+
+torch = pytest.importorskip('torch')
+
+
+def _outcome(fn, lib):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            r = fn(lib)
+    except Exception as e: return 'error', type(e).__name__, str(e).split('\n')[0].replace('litnn', 'torch')
+    if isinstance(r, (torch.Tensor, litnn.Tensor)):
+        return tuple(r.shape), str(r.dtype).split('.')[-1], r.tolist()
+    return r
+
+
+def _same(fn):
+    t, l = _outcome(fn, torch), _outcome(fn, litnn)
+    assert l == t, (l, t)
+
+
+_INT_DTYPES = ['int8', 'int16', 'int32', 'int64', 'uint16', 'uint32', 'uint64']
+
+
+@pytest.mark.parametrize('dt', _INT_DTYPES)
+@pytest.mark.parametrize('case', [
+    lambda L, dt: L.arange(6.).view(2, 3)[L.tensor(1, dtype=getattr(L, dt))],
+    lambda L, dt: L.arange(6.).view(2, 3)[0, L.tensor(2, dtype=getattr(L, dt))],
+    lambda L, dt: L.arange(6.).view(2, 3)[L.tensor(1, dtype=getattr(L, dt)), [0, 2]],
+    lambda L, dt: L.arange(6.).view(2, 3)[L.tensor(5, dtype=getattr(L, dt))],             # out of range: torch's words
+    lambda L, dt: L.arange(6.).view(2, 3)[1, L.tensor(7, dtype=getattr(L, dt))],
+    lambda L, dt: L.tensor(2.)[L.tensor(0, dtype=getattr(L, dt))],                        # a 0-d tensor has no dim to select
+])
+def test_a_0d_integer_tensor_index_is_an_integer(case, dt):
+    _same(lambda L: case(L, dt))
+
+
+@pytest.mark.parametrize('dt', ['int8', 'int16', 'int64'])
+def test_a_0d_integer_tensor_index_gives_a_view_and_writes(dt):
+    for L in (torch, litnn):
+        a = L.arange(6.).view(2, 3)
+        i = L.tensor(1, dtype=getattr(L, dt))
+        assert a[i].data_ptr() == a[1].data_ptr()
+        assert a[0, i].data_ptr() == a[0, 1].data_ptr()
+    def write(L):
+        a = L.zeros(2, 3)
+        a[L.tensor(1, dtype=getattr(L, dt))] = 4
+        a[0, L.tensor(2, dtype=getattr(L, dt))] = 7
+        return a
+    _same(write)
+    def grad(L):
+        x = L.ones(2, 3, requires_grad=True)
+        (x[L.tensor(1, dtype=getattr(L, dt))] * 2).sum().backward()
+        return x.grad
+    _same(grad)
+
+
+@pytest.mark.parametrize('case', [
+    lambda L: L.arange(6.).view(2, 3)[L.tensor([1], dtype=L.int16)],      # not 0-d: int16 is refused as an index tensor
+    lambda L: L.tensor(3.)[L.tensor(1, dtype=L.uint8)],                  # a 0-d uint8 tensor is a mask, on a 0-d tensor too
+    lambda L: L.tensor(3.)[L.tensor(0, dtype=L.uint8)],
+    lambda L: L.randn(2, 3)[L.tensor(0, dtype=L.uint8)].shape,
+    lambda L: L.arange(6.).view(2, 3)[L.tensor(1, dtype=L.uint8)],
+    lambda L: L.tensor(3.)[L.tensor(True)],
+    lambda L: L.tensor(3.)[L.tensor(1)],                                  # an int64 one is not: too many indices
+])
+def test_0d_mask_and_refused_index_tensors(case):
+    _same(case)
+
+
+def test_0d_uint8_mask_writes_a_0d_tensor():
+    def f(L):
+        a = L.tensor(3)
+        a[L.tensor(1, dtype=L.uint8)] = L.tensor([[-1]])
+        r = a.clone()
+        a[L.tensor(0, dtype=L.uint8)] = 5
+        return r.tolist(), a.tolist()
+    _same(f)
+
+
+@pytest.mark.parametrize('case', [
+    lambda L: L.ops.aten.index.Tensor(L.tensor([1.0]), []),
+    lambda L: L.ops.aten.index.Tensor(L.arange(6.).view(2, 3), [None, L.tensor([2, 0])]),
+])
+def test_aten_index(case):
+    _same(case)
