@@ -49,6 +49,7 @@ def _to_args(args, kw):
              ('dtype', 'non_blocking', 'copy') if args and _is_dtype(args[0]) else ('device', 'dtype', 'non_blocking', 'copy'))
     given = {k: v for k, v in kw.items() if k != 'memory_format'}
     if len(args) > len(names) or builtins.any(k not in names[len(args):] for k in given): raise _to_invalid(args, kw)
+    if kw.get('memory_format') is not None and not isinstance(kw['memory_format'], B.memory_format): raise _to_invalid(args, kw)
     given.update(zip(names, args))
     device, dtype = given.get('device'), given.get('dtype')
     bad = (device is not None and not _is_device(device) or dtype is not None and not _is_dtype(dtype)

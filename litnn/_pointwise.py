@@ -858,7 +858,7 @@ Tensor.__div__, Tensor.__rdiv__ = Tensor.__truediv__, Tensor.__rtruediv__      #
 def sub_(self:Tensor, other, *, alpha=1):
     "In-place `sub`; returns self."
     alpha = _alpha_number(alpha, 'sub_')
-    if alpha == 1 and _inplace_plain(self, np.subtract, other): return self    # an optimizer's update (13_backprop_engine)
+    if alpha == 1 and not isinstance(alpha, builtins.bool) and _inplace_plain(self, np.subtract, other): return self    # an optimizer's update (13_backprop_engine)
     _bool_error(self, other)
     return _inplace(self, sub, other, alpha=alpha, _write=_axpy('subtract', alpha))
 

@@ -1136,3 +1136,64 @@ WEIGHT_NORM_CHECKS = {
 
 @pytest.mark.parametrize('name', list(WEIGHT_NORM_CHECKS))
 def test_weight_norm_checks_as_torch(name): _same(WEIGHT_NORM_CHECKS[name])
+
+# --- nn options torch's parser types (ignore_index an int, label_smoothing a float, log_target a bool), a module's
+# memory_format, a bool alpha of in-place add_/sub_ and of an optimizer's weight decay, capturable steps on the CPU
+def _ce(L, **kw): return L.nn.functional.cross_entropy(L.full((3, 4), 0.3), L.tensor([0, 1, 3]), **kw)
+def _opt_step(L, name, **kw):
+    L.manual_seed(0)
+    w = L.nn.Parameter(L.ones(2, 2)); w.grad = L.full((2, 2), 0.5)
+    o = getattr(L.optim, name)([w], **kw)
+    try: o.step()
+    except Exception as e: return (type(e).__name__, str(e), w)    # the parameter is unchanged (torch may keep new state)
+    return w
+MODULE_AND_OPTIM_OPTIONS = {
+    'cross_entropy ignore_index float': lambda L: _ce(L, ignore_index=2.5),
+    'cross_entropy ignore_index str': lambda L: _ce(L, ignore_index='x'),
+    'cross_entropy ignore_index bool': lambda L: _ce(L, ignore_index=True),
+    'cross_entropy ignore_index 0-d tensor': lambda L: _ce(L, ignore_index=L.tensor(1)),
+    'cross_entropy label_smoothing str': lambda L: _ce(L, label_smoothing='x'),
+    'cross_entropy label_smoothing 0-d tensor': lambda L: _ce(L, label_smoothing=L.tensor(0.25)),
+    'CrossEntropyLoss ignore_index float': lambda L: L.nn.CrossEntropyLoss(ignore_index=2.5)(L.full((3, 4), 0.3), L.tensor([0, 1, 3])),
+    'nll_loss ignore_index str': lambda L: L.nn.functional.nll_loss(L.full((3, 4), -0.3), L.tensor([0, 1, 3]), ignore_index='x'),
+    'NLLLoss ignore_index float': lambda L: L.nn.NLLLoss(ignore_index=2.5)(L.full((3, 4), -0.3), L.tensor([0, 1, 3])),
+    'kl_div log_target str': lambda L: L.nn.functional.kl_div(L.ones(3, 4), L.ones(3, 4), reduction='sum', log_target='x'),
+    'KLDivLoss log_target 1': lambda L: L.nn.KLDivLoss(reduction='sum', log_target=1)(L.ones(3, 4), L.ones(3, 4)),
+    'Module.to memory_format str': lambda L: _lin(L).to(memory_format='x'),
+    'Module.to dtype and memory_format int': lambda L: _lin(L).to(L.float64, memory_format=3),
+    'Module.to memory_format None': lambda L: _lin(L).to(memory_format=None).weight.dtype is L.float32,
+    'Module.to channels_last': lambda L: _lin(L).to(memory_format=L.channels_last).weight,
+    'add_ bool alpha': lambda L: L.ones(2).add_(L.ones(2), alpha=True),
+    'add_ bool alpha, a number': lambda L: L.ones(2).add_(1, alpha=True),
+    'sub_ bool alpha': lambda L: L.ones(2).sub_(L.ones(2), alpha=True),
+    'add_ numpy bool alpha': lambda L: L.ones(2).add_(L.ones(2), alpha=np.bool_(True)),
+    'add_ bool alpha into bool': lambda L: L.ones(2, dtype=L.bool).add_(L.ones(2, dtype=L.bool), alpha=True),
+    'add_ float alpha 1': lambda L: L.ones(2).add_(L.ones(2), alpha=1.0),
+}
+for name in ['SGD', 'Adam', 'RMSprop', 'Adagrad', 'Adamax', 'NAdam', 'RAdam', 'ASGD']:
+    MODULE_AND_OPTIM_OPTIONS[f'{name} weight_decay=True'] = lambda L, name=name: _opt_step(L, name, weight_decay=True)
+MODULE_AND_OPTIM_OPTIONS['SGD nesterov momentum=True'] = lambda L: _opt_step(L, 'SGD', momentum=True, nesterov=True)
+MODULE_AND_OPTIM_OPTIONS['AdamW weight_decay=True'] = lambda L: _opt_step(L, 'AdamW', weight_decay=True)
+for name in ['Adam', 'AdamW', 'RMSprop', 'Adadelta', 'Adamax', 'NAdam', 'RAdam', 'ASGD', 'Rprop']:
+    MODULE_AND_OPTIM_OPTIONS[f'{name} capturable on the CPU'] = lambda L, name=name: _opt_step(L, name, capturable=True)
+
+@pytest.mark.parametrize('name', list(MODULE_AND_OPTIM_OPTIONS))
+def test_module_and_optim_options_as_torch(name): _same(MODULE_AND_OPTIM_OPTIONS[name])
+
+# --- Optimizer.load_state_dict is atomic: a state its optimizer's __setstate__ refuses (Adam's, from SGD with momentum,
+# has no 'step') raises torch's KeyError and leaves the optimizer as it was (torch's is left holding the refused state)
+@pytest.mark.parametrize('name', ['Adam', 'AdamW', 'NAdam', 'RAdam', 'Adamax', 'ASGD'])
+def test_optimizer_load_state_dict_refused_changes_nothing(name):
+    w = litnn.nn.Parameter(litnn.ones(2)); w.grad = litnn.ones(2)
+    o = getattr(litnn.optim, name)([w], lr=0.1)
+    o.step()
+    sgd = litnn.optim.SGD([w], lr=0.5, momentum=0.9); sgd.step()
+    before = (repr(o.state_dict()), o.param_groups[0]['lr'])
+    tw = torch.nn.Parameter(torch.ones(2)); tw.grad = torch.ones(2)
+    to = getattr(torch.optim, name)([tw], lr=0.1); to.step()
+    ts = torch.optim.SGD([tw], lr=0.5, momentum=0.9); ts.step()
+    with pytest.raises(KeyError) as te: to.load_state_dict(ts.state_dict())
+    with pytest.raises(KeyError) as le: o.load_state_dict(sgd.state_dict())
+    assert str(le.value) == str(te.value)
+    assert (repr(o.state_dict()), o.param_groups[0]['lr']) == before
+    o.step()                          # and it still steps

@@ -775,13 +775,14 @@ def _inplace_plain(self, ufunc, other):
 def add_(self:Tensor, other, *, alpha=1):
     "In-place `add`; returns self."
     alpha = _alpha_number(alpha, 'add_')
-    if alpha == 1 and _inplace_plain(self, np.add, other): return self
+    if alpha == 1 and not isinstance(alpha, builtins.bool) and _inplace_plain(self, np.add, other): return self   # (a bool alpha: add's refusal)
     return _inplace(self, add, other, alpha=alpha, _write=_axpy('add', alpha))
 
 def _axpy(ufunc, alpha):
     """The fast path of `add_`/`sub_` (`ufunc` 'add' or 'subtract'): `a += alpha * b` straight into `a`. numpy computes
     `b * alpha` in b's own dtype, torch in the promoted one (float32 for half precision): so with an `alpha` it takes
     only a `b` of a's own dtype, not half precision, and leaves the rest to the general path, which computes as `add`."""
+    if isinstance(alpha, builtins.bool): return None      # the general path: `add`'s checks of a bool alpha
     if alpha == 1: return lambda xp, a, b: getattr(xp, ufunc)(a, b, out=a)
     def write(xp, a, b):
         if _half(a) or getattr(b, 'dtype', a.dtype) != a.dtype: raise TypeError   # -> the general path

@@ -219,7 +219,7 @@ def _alpha_number(alpha, fn, name='alpha'):
 def _check_alpha(alpha, t):
     "torch's checks of `alpha` for a result of tensor `t`'s dtype (its `alpha_check`), then the number that fits that dtype."
     d = t._data.dtype
-    if isinstance(alpha, _BOOLS) and d != _BOOL: raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, builtins.bool) and d != _BOOL: raise RuntimeError("Boolean alpha only supported for Boolean results.")   # (a numpy bool: an int to torch's parser)
     if d.kind not in 'fcV' and not isinstance(alpha, (builtins.int, np.integer, np.bool_)):     # (V: bfloat16)
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if d.kind != 'c' and isinstance(alpha, (builtins.complex, np.complexfloating)): raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")

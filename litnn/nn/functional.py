@@ -2440,6 +2440,7 @@ from .._pointwise import _const
 from .._pointwise import log_softmax as _log_softmax, LogSoftmaxBackward0
 from ..autograd.operators import _scalar_op, DivBackward1
 from . import _reduction as _Reduction
+from .._python_arg_parser import _typed_ok, _typed_refused
 
 # %% ../../nbs/45_loss.ipynb #d0522e20
 def _reduction(size_average, reduce, reduction, enum=False):
@@ -2602,6 +2603,13 @@ def _check_nll(op, x, t, weight):
     _not_differentiable(f'{name}_forward', weight=weight)
 
 # %% ../../nbs/45_loss.ipynb #dd6f3a6d
+def _check_options(fn, **options):
+    """torch's parser's TypeError for the first of `options` (name: (kind, position or None, value)) `fn`'s binding would
+    refuse; else their values as numbers (a 0-d tensor read as its item, as the parser reads one)."""
+    for name, (kind, pos, v) in options.items():
+        if not _typed_ok(kind, v): raise _typed_refused(fn, name, kind, pos, v, (), {}, None)
+    return tuple(v.item() if isinstance(v, Tensor) else v for _, _, v in options.values())
+
 def _nll(op, x, t, weight, reduction, ignore_index):
     _check_nll(op, x, t, weight)
     return op.apply(x, target=t, weight=weight, reduction=reduction, ignore_index=ignore_index)
@@ -2641,6 +2649,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if (weight is None and ignore_index == -100 and reduction == 'mean' and size_average is None and reduce is None
             and _plain_nll(input, target)): return NllLossBackward0.apply(input, target=target, **_MEAN)
     _check_tensors('nll_loss_nd', dict(input=input, target=target))
+    ignore_index, = _check_options('nll_loss_nd', ignore_index=('i', 5, ignore_index))
     if amp._active: input, weight = amp._autocast('nll_loss', input, weight)
     return _nll_loss_nd(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
 
@@ -2695,6 +2704,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             and label_smoothing == 0.0 and _plain_nll(input, target)):     # a classifier's step: `_plain_nll`
         return NllLossBackward0.apply(LogSoftmaxBackward0.apply(input, dim=1), target=target, **_MEAN)
     _check_tensors('cross_entropy_loss', dict(input=input, target=target))
+    ignore_index, label_smoothing = _check_options('cross_entropy_loss', ignore_index=('i', 5, ignore_index), label_smoothing=('f', 6, label_smoothing))
     if amp._active: input, weight = amp._autocast('cross_entropy', input, weight)
     reduction = _reduction(size_average, reduce, reduction)
     cd = 0 if input._data.ndim == 1 else 1
@@ -4236,6 +4246,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.", stacklevel=2)
     if reduction != 'batchmean': reduction = _reduction(None, None, reduction)      # a bad reduction before the kernel's checks
     _check_tensors('kl_div', dict(input=input, target=target))     # (torch's Python checks and warning come before torch.kl_div)
+    _check_options('kl_div', log_target=('b', None, log_target))
     if input.is_complex() or target.is_complex(): raise RuntimeError("kl_div: Complex inputs not supported.")
     if not (input.is_floating_point() and target.is_floating_point()): raise RuntimeError("kl_div: Integral inputs not supported.")
     loss = target.exp() * (target - input) if log_target else _xlogx(target) - target * input

@@ -273,7 +273,9 @@ def load_state_dict(self:Optimizer, state_dict:dict):
     for g, s in zip(groups, saved):
         s['params'] = g['params']
         if 'param_names' in g and 'param_names' not in s: s['param_names'] = g['param_names']
-    self.__setstate__({'state': state, 'param_groups': saved})
+    old = dict(self.__dict__)        # a subclass's `__setstate__` may refuse the new state: then nothing changes
+    try: self.__setstate__({'state': state, 'param_groups': saved})
+    except BaseException: self.__dict__.clear(); self.__dict__.update(old); raise
     for hook in self._optimizer_load_state_dict_post_hooks.values(): hook(self)
 
 # %% ../../nbs/50_optimizers.ipynb #eaf3cb90
@@ -282,8 +284,16 @@ def _eval_closure(closure, opt=None):
     loss = None
     if closure is not None:
         with enable_grad(): loss = closure()
-    if opt is not None: _check_differentiable(opt); _check_sparse_grads(opt); _check_state_shapes(opt)
+    if opt is not None: _check_differentiable(opt); _check_sparse_grads(opt); _check_state_shapes(opt); _check_capturable(opt)
     return loss
+
+_CAPTURED = {'NAdam': 'params, mu_products and state_steps', 'ASGD': 'params, mus, etas, and state_steps'}     # what torch's step names in its assertion
+def _check_capturable(opt):
+    "torch's assertion in a `capturable=True` step: every parameter with a gradient on a device a graph can capture (not the CPU)."
+    ok = _get_capturable_supported_devices(supports_xla=type(opt).__name__ != 'Adadelta')
+    for g in opt.param_groups:
+        if g.get('capturable') and any(p.grad is not None and p.device.type not in ok for p in g['params']):
+            raise AssertionError(f"If capturable=True, {_CAPTURED.get(type(opt).__name__, 'params and state_steps')} must be on supported devices: {ok}.")
 
 def _scalar(x):
     "A hyperparameter as a Python number (PyTorch also accepts 1-element tensors)."
@@ -299,6 +309,7 @@ def _alpha(x, dtype):
 
 def _add(d, alpha, a):
     "`d.add(a, alpha=alpha)` as torch computes it (`grad.add(param, alpha=weight_decay)`): a new array, one fused multiply-add."
+    if isinstance(alpha, bool): raise RuntimeError("Boolean alpha only supported for Boolean results.")   # (add's check)
     return _fma(_alpha(alpha, d.dtype), a, d, d.dtype)
 
 def _axpy_(a, alpha, b):
