@@ -218,7 +218,8 @@ _Q_THROUGH_FLOAT = {'relu', 'relu_', 'max_pool1d', 'max_pool2d', 'max_pool3d', '
 _Q_READS = {'shape', 'ndim', 'device', 'size', 'dim', 'numel', 'nelement', 'ndimension', 'stride', 'is_contiguous',
             'element_size', '__len__', 'requires_grad', 'is_leaf', 'grad_fn', 'grad', 'is_cuda', 'is_cpu', 'layout',
             'get_device', 'storage_offset', 'is_floating_point', 'is_complex', 'data_ptr', 'names', 'is_meta', 'itemsize',
-            'nbytes', 'requires_grad_', 'is_signed', 'data', 'output_nr', '_version', 'is_sparse', 'is_nested'}
+            'nbytes', 'requires_grad_', 'is_signed', 'data', 'output_nr', '_version', 'is_sparse', 'is_nested',
+            'is_conj', 'is_neg', 'is_inference', 'is_pinned', 'is_shared', 'dense_dim', 'sparse_dim', 'is_coalesced'}   # (flags: torch answers them)
 _Q_COMPARE = {'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'greater_equal', 'less', 'less_equal', 'not_equal'}
 # ops torch runs on the integers, the quantizer kept (integers order as their values do: the scale is positive)
 _Q_ON_INTEGERS = {'sort': 'sort', 'msort': 'sort', 'argsort': 'sort', 'topk': 'Top-K is only supported on per-tensor quantization',

@@ -933,3 +933,15 @@ def test_per_channel_weights_refused_on_conv_transpose_as_torch():
         model.qconfig = m.ao.quantization.get_default_qconfig('x86')
         m.ao.quantization.prepare(model)
     same_err(lambda: go(litnn), lambda: go(torch))
+
+
+@pytest.mark.parametrize('per_channel', [False, True])
+@pytest.mark.parametrize('flag', ['is_conj', 'is_neg', 'is_inference', 'is_pinned', 'is_shared', 'dense_dim', 'sparse_dim'])
+def test_quantized_tensor_flags_as_torch(flag, per_channel):
+    "test_shape_ops.py's flip of quantized tensors asks is_conj(): torch answers these flags for a quantized tensor"
+    def q(L):
+        x = L.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+        return (L.quantize_per_channel(x, L.tensor([0.1, 0.2]), L.tensor([1, 2]), 0, L.qint8) if per_channel
+                else L.quantize_per_tensor(x, 0.1, 5, L.qint8))
+    assert getattr(q(litnn), flag)() == getattr(q(torch), flag)()
+    same_err(lambda: q(litnn).is_coalesced(), lambda: q(torch).is_coalesced())
