@@ -304,6 +304,12 @@ def _scatter_add(out, key, v):
     xp = array_namespace(out)
     if len(key) == out.ndim and builtins.all(hasattr(k, 'ndim') and k.dtype != bool for k in key):
         return xp.add.at(out, key, v)    # an integer array for every dim (`x[rows, cols]`): what the walk below would choose
+    if builtins.any(getattr(k, 'dtype', None) == bool and k.ndim == 0 for k in key):
+        # a 0-d mask (`x[t.sum() > 0]`, a new axis of 1 or 0) is refused by add.at: add at the flat positions the key selects
+        pos = xp.arange(out.size).reshape(out.shape)[key]
+        flat = xp.zeros(out.size, out.dtype)
+        xp.add.at(flat, pos.reshape(-1), xp.broadcast_to(v, pos.shape).reshape(-1))
+        out += flat.reshape(out.shape); return
     key = tuple(k2 for k in key for k2 in (k.nonzero() if getattr(k, 'dtype', None) == bool else (k,)))
     d = 0                                  # positions checked (the flat route below would wrap them), negatives counting from the end
     for ix in key:

@@ -195,3 +195,22 @@ def test_index_reduce_warns_of_its_beta_only_past_its_checks(args):
             warnings.simplefilter('always')
             with pytest.raises(RuntimeError): L.ones(3).index_reduce(dim, L.tensor(idx), L.tensor(src), reduce)
         assert not [x for x in w if 'beta' in str(x.message)]
+
+
+# torchmetrics' functional metrics index with a 0-d mask (`x[cond]`, cond a comparison of sums): the forward gave torch's
+# shape (a new axis of 1 or 0) but the backward's add.at refused the 0-d mask ("Calling nonzero on 0d arrays")
+ZERO_D_MASK = [lambda L: (L.tensor(True),), lambda L: (L.tensor(False),), lambda L: (L.tensor(True), 0),
+               lambda L: (0, L.tensor(True)), lambda L: (L.tensor([0, 1, 1]), L.tensor(True)),
+               lambda L: (..., L.tensor(True), L.tensor([1, 1])), lambda L: (L.tensor(True), L.tensor([True, False])),
+               lambda L: (L.tensor([[0], [1]]), L.tensor(True), L.tensor([1, 1])),
+               lambda L: (L.tensor([0, 0]), L.tensor(True), L.tensor([1, 1])), lambda L: (L.tensor(False), 1)]
+@pytest.mark.parametrize('key', ZERO_D_MASK)
+def test_getitem_with_a_0d_mask_backward(key):
+    res = []
+    for L in (torch, litnn):
+        x = L.tensor(x23[:2, :2], requires_grad=True)
+        y = x[key(L)]
+        g, = L.autograd.grad((y * y).sum(), x)
+        res.append((tuple(y.shape), y.detach().numpy(), g.numpy()))
+    assert res[0][0] == res[1][0]
+    np.testing.assert_array_equal(res[0][1], res[1][1]); np.testing.assert_array_equal(res[0][2], res[1][2])
