@@ -2881,17 +2881,26 @@ def _digamma(xp, a):
         psi = xp.where(x == 0, xp.copysign(np.inf, -x), xp.where(neg & (x == xp.trunc(x)), np.nan, psi))
     return psi.astype(a.dtype)
 
+def _trigamma(xp, x):
+    """ψ'(x) as torch's kernel (calc_trigamma) computes it, in x's own dtype: reflection below 1/2 with sin(πx) of the
+    rounded product πx (so float32 loses digits near the poles, as torch does), six steps up, then the asymptotic series."""
+    d = x.dtype.type
+    pi = d(math.pi)
+    reflect = x < 0.5
+    s = xp.sin(pi * x)
+    out = xp.where(reflect, -(pi * pi) / (s * s), d(0))
+    x = xp.where(reflect, 1 - x, x)
+    for _ in range(6): out, x = out + 1 / (x * x), x + 1
+    ixx = 1 / (x * x)
+    out = out + (1 + 1 / (2 * x) + ixx * (d(1) / 6 - ixx * (d(1) / 30 - ixx * (d(1) / 42)))) / x
+    return xp.where(reflect, -out, out)
+
 def _polygamma(xp, a, n):
     "ψ⁽ⁿ⁾(a) on arrays, n >= 0."
     if n == 0: return _digamma(xp, a)
-    x = a.astype(np.float64)
     with np.errstate(all='ignore'):
-        if n == 1:                              # reflection: ψ'(x) = π² / sin²(πx) - ψ'(1 - x)
-            reflect = x < 0.5
-            z = _zeta(xp, 2., xp.where(reflect, 1 - x, x))
-            out = xp.where(reflect, (math.pi / xp.sin(math.pi * (x - xp.round(x)))) ** 2 - z, z)
-            out = xp.where(x == np.inf, 0., out)         # ψ'(inf) = 0 (torch's trigamma; its zeta series gives NaN there for n >= 2)
-        else: out = (-1) ** (n + 1) * math.factorial(n) * _zeta(xp, float(n + 1), x)
+        if n == 1: return _trigamma(xp, a).astype(a.dtype)
+        out = (-1) ** (n + 1) * math.factorial(n) * _zeta(xp, float(n + 1), a.astype(np.float64))
     return out.astype(a.dtype)
 
 # %% ../nbs/reference/special.ipynb #ba8d3f98

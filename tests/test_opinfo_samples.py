@@ -47,6 +47,10 @@ CASES = {
     # polygamma n >= 2 and zeta far below zero (reference inputs -4988429.2): the same values, without millions of steps
     'polygamma_far_below_zero': lambda L: [L.polygamma(n, L.tensor([-4988429.2, -13437.7, -1001.2, -2.5, 1., 501., 1e20],
                                                                    dtype=L.float64)) for n in (2, 3, 4)],
+    # trigamma as torch's kernel (calc_trigamma) in the input's dtype: float32 loses digits near the negative poles with it
+    'trigamma_float32_near_poles': lambda L: [L.polygamma(1, L.tensor([-3.973021984100342, -1.3, -0.5001, -7.99, 0.2, 3.7, 40.])),
+                                              L.special.polygamma(1, L.tensor([-3.973021984100342, -2.0001, 1e-3], dtype=L.float64)),
+                                              L.tensor([-3.973021984100342, -1.3]).polygamma(1)],
     'zeta_far_below_zero': lambda L: L.special.zeta(L.tensor([5., 4., 2.5, 3.], dtype=L.float64),
                                                     L.tensor([-4988429.2, -13437.7, -5000.5, 2.], dtype=L.float64)),
     # complex -> bool is "either part nonzero" (c10's cast), not the real part; no warning
