@@ -69,6 +69,7 @@ from ._creation import ones_like, empty, zeros
 from .backend import array_namespace, int64, float32
 from .autograd.grad_mode import is_grad_enabled
 from .autograd.graph import _check_tensors, Op
+from ._pointwise import _wrap_out
 
 # %% ../nbs/reference/torch/nn_ops_aten_signatures.ipynb #efd31c3b
 cosine_similarity, pairwise_distance, pdist = F.cosine_similarity, F.pairwise_distance, F.pdist
@@ -114,6 +115,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if not training: return out, empty(0, dtype=input.dtype, device=input.device), empty(0, dtype=input.dtype, device=input.device)
     dims = (0,) + tuple(range(2, input.dim()))
     with no_grad(): return out, input.mean(dims), (input.var(dims, correction=0) + eps).rsqrt()
+
+_wrap_out(globals(), {'native_batch_norm': ('expected scalar type {R} but found {O}',) * 3})     # torch's out= (native_batch_norm.out)
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     """torch.native_group_norm: (`group_norm`, mean, 1/std) with the statistics per (sample, group). As in torch, the

@@ -3605,7 +3605,7 @@ def _check_out(fn, rule, dtype, o):
 
 # What torch does before it computes, by function: the dtype it knows the result has; the name its autograd check
 # gives (that of the kernel doing the work); the kernels that compute in out's dtype and have no version for some.
-_OUT_DTYPE = {'argmax': 'int64', 'argmin': 'int64', 'nonzero': 'int64', 'all': 'bool', 'any': 'bool', 'isin': 'bool'}
+_OUT_DTYPE = {'argmax': 'int64', 'argmin': 'int64', 'nonzero': 'int64', 'all': 'bool', 'any': 'bool', 'isin': 'bool', 'hash_tensor': 'uint64'}
 _OUT_FN = {'multi_dot': 'mm', 'nanmean': 'nansum', 'norm': 'linalg_vector_norm', 'msort': 'sort', 'outer': 'mul', 'kron': 'mul', 'cross': 'linalg_cross', 'diff': 'sub'}
 _OUT_KERNEL = {'nansum': ('nansum_cpu', lambda o, x: x.is_floating_point() and not (o.is_floating_point() or o.is_complex())),
                'nanmean': ('nansum_cpu', lambda o, x: not (o.is_floating_point() or o.is_complex())),

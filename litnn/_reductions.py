@@ -865,6 +865,7 @@ Tensor.dist = dist
 import numpy as np
 from .backend import patch, array_namespace, _row_major
 from ._tensor import Tensor
+from ._pointwise import _wrap_out
 
 # %% ../nbs/reference/torch/sorting.ipynb #8e284655
 def count_nonzero(input, dim=None):
@@ -891,6 +892,8 @@ def hash_tensor(input, dim=None, *, keepdim=False, mode=0):
         if a.shape[k] == 0: raise IndexError(f"hash_tensor: Expected reduction dim {k} to have non-zero size.")
     words = a.astype(np.float64 if input.dtype.is_floating_point else np.int64).view(np.uint64)     # (bfloat16's numpy kind is not 'f')
     return Tensor._make(_row_major(_xor_over(array_namespace(a), words, d, keepdim)))
+
+_wrap_out(globals(), {'hash_tensor': 'Expected result to be of dtype uint64, but got {O}'})     # torch's out= (uint64 only)
 
 def _xor_over(xp, w, dims, keepdim):
     """The xor of array `w` over `dims` by elementwise xor alone (numpy's `bitwise_xor.reduce` has no CuPy counterpart): the

@@ -380,8 +380,15 @@ from .return_types import _new_return_type
 from ._flags import _warn_once
 
 # %% ../nbs/reference/linalg_lu.ipynb #0c811224
-def lu(A, pivot=True, get_infos=False):
-    "torch.lu, the older name: (LU, pivots), and info with get_infos (a zero pivot is no error: torch's _lu_with_info)."
+def lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu, the older name: (LU, pivots), and info with get_infos (a zero pivot is no error: torch's _lu_with_info).
+    `out` (a tuple or list of as many tensors) takes each result as torch's Python writes it: resize_as_, then copy_."""
+    if out is not None:
+        result, n = lu(A, pivot, get_infos), 3 if get_infos else 2
+        if len(out) != n: raise TypeError(f"expected tuple of {n} elements but got {len(out)}")
+        if not isinstance(out, (tuple, list)): raise TypeError(f"argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        for o, r in zip(out, result): o.resize_as_(r).copy_(r)
+        return out
     _warn_once("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
                "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
                "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"

@@ -80,6 +80,17 @@ CASES = {
     # linalg.ldl_solve writes its out= (litnn took it and left it unwritten)
     'ldl_solve_out': lambda L: (lambda LD, piv, o: (L.linalg.ldl_solve(LD, piv, L.linspace(-1, 2, 6).reshape(3, 2), out=o), o)[1])(
         *L.linalg.ldl_factor(L.tensor([[4., 1, 0], [1, 3, 1], [0, 1, 2]])), L.empty(0)),
+    # out= where torch takes it: avg_pool2d/avg_pool3d (torch._C._nn), hash_tensor (uint64), native_batch_norm (three
+    # outs), torch.lu (resize_as_ and copy_ of each, as torch's Python: another dtype casts)
+    'avg_pool_out': lambda L: [(lambda o: (f(L.arange(n * 1.).reshape(s), 2, out=o), o)[1])(L.empty(e))
+                               for f, n, s, e in ((L.nn.functional.avg_pool2d, 96, (2, 3, 4, 4), 0), (L.nn.functional.avg_pool3d, 128, (2, 1, 4, 4, 4), 3))],
+    'hash_tensor_out': lambda L: [(lambda o: (L.hash_tensor(L.linspace(-3, 5, 12).reshape(3, 4), *d, out=o), o)[1])(L.empty(0, dtype=L.uint64))
+                                  for d in ((), (1,))],
+    'native_batch_norm_out': lambda L: (lambda o: (L.native_batch_norm(L.linspace(-2, 7, 24).reshape(4, 3, 2), L.linspace(0.5, 2, 3), L.zeros(3),
+                                                                       L.zeros(3), L.ones(3), True, 0.1, 1e-5, out=o), o)[1])(
+        (L.empty(0), L.empty(0), L.empty(0))),
+    'lu_out': lambda L: [(lambda o: (L.lu(L.tensor(_arr((2, 3, 3), np.float32)), True, g, out=o), o)[1])(
+        [L.empty(0, dtype=L.float64), L.empty(5, dtype=L.int64)] + ([L.empty(0, dtype=L.int32)] if g else [])) for g in (False, True)],
     'igamma_edges': lambda L: [f(L.tensor([_i, _i, _n, _n, _n, 1.5, 800., 1e-300], dtype=L.float64),
                                  L.tensor([_n, _i, _i, 0., _n, 1e300, 1e300, 1e300], dtype=L.float64)) for f in (L.igamma, L.igammac)],
 }
@@ -104,6 +115,16 @@ def test_repeat_interleave_output_size_checked():
         with pytest.raises(RuntimeError, match='allocated size does not match required size'):
             L.repeat_interleave(L.ones(4, 1), repeats=L.tensor([1, 2, 1, 1]), dim=0, output_size=6)
         assert L.repeat_interleave(L.ones(4, 1), repeats=L.tensor([1, 2, 1, 1]), dim=0, output_size=5).shape == (5, 1)
+
+
+def test_lu_out_arity_as_torch():
+    "torch.lu's out= holds 2 tensors, 3 with get_infos: torch's Python raises TypeError naming the count it expected."
+    for L in (torch, litnn):
+        for g, o in ((False, (L.empty(0), L.empty(0, dtype=L.int32), L.empty(0, dtype=L.int32))), (True, (L.empty(0), L.empty(0, dtype=L.int32))),
+                     (False, L.empty(0))):
+            with warnings.catch_warnings(), pytest.raises(TypeError, match=f'expected tuple of {3 if g else 2} elements but got {len(o)}'):
+                warnings.simplefilter('ignore')
+                L.lu(L.ones(2, 2), True, g, out=o)
 
 
 def test_normal_tensor_mean_refuses_layout():

@@ -1530,6 +1530,7 @@ from .im2col import _LinearMap, _strided, _scratch
 from .._tensor import _follow_layout
 from ..autograd.broadcasting import _dispatch, _ALL_TYPES
 from .._python_arg_parser import _int_list   # torch's parser's int lists (an adaptive pool's output_size)
+from .._pointwise import _wrap_out, _SAME
 
 # %% ../../nbs/43_pooling.ipynb #613833ca
 def _pool_pair(v, fn, name, what="must either be a single int, or a tuple of two ints"):
@@ -1801,6 +1802,8 @@ def avg_pool2d(input, # (N, C, H, W) or (C, H, W)
         raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{_dtype_name(input)}'")
     geo.divisor = _divisor(geo, count_include_pad, divisor_override)
     return AvgPool2DBackward0.apply(input, geo=geo)
+
+_wrap_out(globals(), {'avg_pool2d': _SAME})     # torch's out= (torch._C._nn.avg_pool2d: the dtype exactly)
 
 def _list_with_default(out_size, input, fn):
     """An adaptive pool's `out_size` as torch's Python hands it to the C++ function `fn`: an int as it is, anything else
@@ -4884,6 +4887,7 @@ from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _ALL_TYPES, _half
 from .. import amp   # autocast: the `_autocast` hook of the ops below
+from .._pointwise import _wrap_out, _SAME
 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #636a4a18
 class _Pool3Geom:
@@ -5022,6 +5026,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         c = [_counts(n, k, s, p, o, count_include_pad) for n, k, s, p, o in zip(geo.n, geo.k, geo.s, geo.p, geo.out)]
         geo.divisor = c[0][:, None, None] * c[1][:, None] * c[2]
     return AvgPool3DBackward0.apply(input, geo=geo)
+
+_wrap_out(globals(), {'avg_pool3d': _SAME})     # torch's out= (torch._C._nn.avg_pool3d: the dtype exactly)
 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #9f9687b9
 def _adaptive_size(fn, input, output_size, msg):
