@@ -67,7 +67,7 @@ from . import fx, _subclasses        # torch.fx.wrap (timm marks functions at im
 from . import export                # torch.export is in torch's __all__: `from torch import *` gives it
 from ._quantized import (quantize_per_tensor, quantize_per_channel, quantize_per_tensor_dynamic, dequantize, int_repr,
     q_scale, q_zero_point, q_per_channel_scales, q_per_channel_zero_points, q_per_channel_axis, fake_quantize_per_tensor_affine,
-    fake_quantize_per_channel_affine)   # reference/ao/quantization/quantized_tensors
+    fake_quantize_per_channel_affine, _empty_affine_quantized)   # reference/ao/quantization/quantized_tensors
 from . import ao                    # torch.ao: quantization (reference/ao)
 from . import quantization          # torch.quantization, its old name (reference/quantization/package)
 import litnn.nn.quantized, litnn.nn.intrinsic, litnn.nn.qat   # torch.nn.quantized, .intrinsic, .qat (reference/nn/*/package)

@@ -159,6 +159,17 @@ def quantize_per_channel(input, scales, zero_points, axis, dtype):
     z = B.to_device(zero_points._data, 'cpu').astype(np.int64).reshape(-1)
     return _make_q(_quantize_channels(input._data, s, z, axis, dtype), dtype, s, z, axis)
 
+# %% ../nbs/reference/ao/quantization/quantized_tensors.ipynb #91817987
+def _empty_affine_quantized(size, *, scale=1, zero_point=0, dtype=None, layout=None, device=None, pin_memory=None,
+                            memory_format=None):
+    "torch's private factory of an uninitialised per-tensor quantized tensor (its quantized kernels make their outputs with it)."
+    if not isinstance(dtype, _Quantized): raise RuntimeError("Creation of quantized tensor requires quantized dtype like torch.quint8")
+    _warn_once(_DEPRECATED, stacklevel=None)
+    from ._creation import empty     # (litnn's integers are zeros: "uninitialised" may be anything)
+    data = empty(size, dtype=B._by_np[dtype.np], device=device, memory_format=memory_format)._data
+    return _make_q(data, dtype, builtins.float(scale), builtins.int(zero_point))
+
+
 # %% ../nbs/reference/ao/quantization/quantized_tensors.ipynb #e8779d09
 def _choose_qparams(mn, mx, qmin, qmax, reduce_range=False):
     "fbgemm's ChooseQuantizationParams (no sparsity, no power of two): the float64 scale and int zero point for range [mn, mx]."
@@ -208,7 +219,7 @@ def q_per_channel_zero_points(input): return input.q_per_channel_zero_points()
 def q_per_channel_axis(input): return input.q_per_channel_axis()
 
 # %% ../nbs/reference/ao/quantization/quantized_tensors.ipynb #72bb4cb3
-_Q_VIEWS = {'reshape', 'view', 'flatten', 'transpose', 't', 'permute', 'squeeze', 'unsqueeze', '__getitem__', 'expand',
+_Q_VIEWS = {'reshape', 'view', 'flatten', 'ravel', 'transpose', 't', 'permute', 'squeeze', 'unsqueeze', '__getitem__', 'expand',
             'narrow', 'select', 'unflatten', 'movedim', 'swapaxes', 'swapdims', 'view_as', 'reshape_as', 'expand_as', 'unbind',
             'split', 'chunk', 'T', 'mT', 'contiguous'}
 _Q_COPIES = {'clone', 'detach', 'cpu', 'cuda', 'to', 'contiguous', 'pin_memory', 'resolve_conj', 'resolve_neg'}
@@ -295,6 +306,14 @@ def _copy_into(q, src):
     r = a / xp.asarray(q._scale.astype(np.float32)).reshape(sh) + xp.asarray(q._zp.astype(np.float32)).reshape(sh)
     return _in_place(q, _clamped(xp.rint(r), q._qdtype, xp))
 
+def _q_view(q, t):
+    "The quantized result of plain `t`, computed on q's integers: a view of q (its `_base`, as torch's) where `t` viewed them."
+    out = _like(q, t._data)
+    if t._base is not None and t._base._data is q._data:     # (viewed the stand-in holding q's integers, not a copy of them)
+        from ._views import _view_of
+        _view_of(out, q)
+    return out
+
 def _q_torch_function(cls, func, types, args=(), kwargs=None):
     "Where a call on quantized tensors goes: views and copies keep the quantizer, some layers pass through float, reads read."
     kwargs = kwargs or {}
@@ -320,7 +339,7 @@ def _q_torch_function(cls, func, types, args=(), kwargs=None):
             raise RuntimeError("Creation of quantized tensor requires quantized dtype like torch.quint8")
         with _Plain(): r = func(*_swap(args, lambda t: Tensor._make(t._data)), **_swap(kwargs, lambda t: Tensor._make(t._data)))
         return _swap(r, lambda t: t) if not isinstance(r, (Tensor, list, tuple)) else \
-            type(r)(_like(q, t._data) for t in r) if isinstance(r, (list, tuple)) else _like(q, r._data)
+            type(r)(_q_view(q, t) for t in r) if isinstance(r, (list, tuple)) else _q_view(q, r)
     if name in _Q_VIEWS: raise RuntimeError("Setting strides is possible only on uniformly quantized tensor")
     if name in _Q_ON_INTEGERS and not builtins.any(isinstance(a, Tensor) and a is not q for a in args[1:2] if name in ('max', 'min')):
         if q._axis is not None:

@@ -945,3 +945,27 @@ def test_quantized_tensor_flags_as_torch(flag, per_channel):
                 else L.quantize_per_tensor(x, 0.1, 5, L.qint8))
     assert getattr(q(litnn), flag)() == getattr(q(torch), flag)()
     same_err(lambda: q(litnn).is_coalesced(), lambda: q(torch).is_coalesced())
+
+
+@pytest.mark.parametrize('kw', [dict(scale=2, zero_point=3, dtype='quint8'), dict(dtype='qint8'),
+                                dict(scale=0.5, zero_point=-1, dtype='qint32', memory_format='channels_last'), dict()])
+def test_empty_affine_quantized_as_torch(kw):
+    "torch._empty_affine_quantized (test_view_ops.py's ravel/flatten tests make their inputs with it); its contents are unset"
+    def make(L):
+        k = {n: getattr(L, v) if n in ('dtype', 'memory_format') else v for n, v in kw.items()}
+        q = L._empty_affine_quantized([2, 3, 4, 5], **k)
+        return (str(q.dtype).split('.')[-1], tuple(q.shape), q.stride(), q.q_scale(), q.q_zero_point(), str(q.qscheme()).split('.')[-1])
+    if 'dtype' not in kw: same_err(lambda: make(litnn), lambda: make(torch))
+    else: assert make(litnn) == make(torch)
+
+
+def test_quantized_views_know_their_base_as_torch():
+    "a view of a quantized tensor is a view (its _base), a copy is not; ravel is reshape(-1), a view where it can be"
+    out = []
+    for L in (litnn, torch):
+        q = L.quantize_per_tensor(L.tensor(np.arange(6, dtype=np.float32).reshape(2, 3)), 0.5, 2, L.quint8)
+        r = [q.ravel()._base is q, q.t().ravel()._base is q, q.view(6)._base is q, q[0]._base is q, q.reshape(3, 2)._base is q,
+             q.view(6).view(3, 2)._base is q, q.flatten()._base is q, [v._base is q for v in q.unbind()], q.clone()._base is None,
+             q.t()._is_view(), q.t().ravel().int_repr().tolist(), q.ravel().is_contiguous()]
+        out.append(r)
+    assert out[0] == out[1], out
