@@ -599,13 +599,18 @@ def any(input, dim=None, keepdim=False):
     return _const(_uint8_stays(input, _row_major(input._data.any(axis=_bool_dims(input, dim), keepdims=keepdim))))
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #fb5eba1e
+def _cpu_acc(a):
+    """The dtype torch's CPU scans (cumsum, cumprod, logcumsumexp) carry their running value in, `acc_type<T, is_cuda=false>`:
+    half floats in float32, float32 in float64, complex64 in complex128; each output is the carry rounded back (None: a's own)."""
+    return np.float32 if _half(a) else {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}.get(a.dtype)
+
 class CumsumBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim, reverse=False):
         a = x._data; xp = array_namespace(a)
         ctx.dim, ctx.reverse = dim, reverse
         if a.ndim == 0: return a.copy()
-        wide = np.float32 if _half(a) else None               # half precision: sums in float32
+        wide = _cpu_acc(a)
         r = xp.flip(xp.cumsum(xp.flip(a, dim), axis=dim, dtype=wide), dim) if reverse else xp.cumsum(a, axis=dim, dtype=wide)
         return _row_major(r.astype(a.dtype, copy=False))      # (torch's scans write a contiguous result, whatever the input's layout)
     @staticmethod
@@ -654,7 +659,7 @@ class CumprodBackward0(Op):
     def forward(ctx, x, dim):
         ctx.save_for_backward(x); ctx.dim = dim
         a = x._data
-        out = _row_major(array_namespace(a).cumprod(a, axis=dim).astype(a.dtype, copy=False)) if a.ndim else a.copy()   # (numpy widens small ints to int64)
+        out = _row_major(array_namespace(a).cumprod(a, axis=dim, dtype=_cpu_acc(a)).astype(a.dtype, copy=False)) if a.ndim else a.copy()   # (numpy widens small ints to int64; floats carried as torch's CPU kernel: _cpu_acc)
         ctx.save_output(out)
         return out
     @staticmethod
@@ -789,13 +794,14 @@ def _complex_logaddexp(x, y):
 class LogcumsumexpBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim):
-        a = x._data; xp = array_namespace(a)
+        a0 = x._data; xp = array_namespace(a0)
+        a = a0 if _cpu_acc(a0) is None else a0.astype(_cpu_acc(a0))    # (carried wide, as torch's CPU kernel; rounded back below)
         with np.errstate(all='ignore'):
             if a.dtype.kind == 'c':     # torch's scan starts from -inf + 0j: even the first element goes through the helper
                 start = lambda row: _complex_logaddexp(row, xp.full_like(row, -np.inf))
                 out = a.copy() if a.ndim == 0 or a.size == 0 else _scan(xp, a, dim, lambda c, row, k: (start(row) if c is None else _complex_logaddexp(row, c[0]),))[0]
             else: out = a.copy() if a.ndim == 0 or a.size == 0 else _scan(xp, a, dim, lambda c, row, k: (row if c is None else xp.logaddexp(c[0], row),))[0]
-        out = _row_major(out)
+        out = _row_major(out.astype(a0.dtype, copy=False))
         ctx.save_for_backward(x); ctx.save_output(out); ctx.dim = dim
         return out
     @staticmethod
