@@ -75,8 +75,10 @@ def to(self:Tensor, *args, **kwargs):
     if fmt is not None and fmt is not B.preserve_format:      # a layout asked for: the conversion, then the layout
         t = self.to(*args, **{k: v for k, v in kwargs.items() if k != 'memory_format'})
         # torch keeps the tensor only when its suggest_memory_format is `fmt`: a layout contiguous in both formats (a size-1
-        # channel dim, a 1x1 image) is still copied into the one asked for, which the kernels that follow then keep
-        return t.contiguous(memory_format=fmt) if _suggested_format(t) is fmt else _copy_in(t, fmt, _LaidOutCopy)
+        # channel dim, a 1x1 image) is still copied into the one asked for, which the kernels that follow then keep; and
+        # `self` itself, unconverted, is kept as it is (torch's to_will_alias: a strided slice stays one under contiguous_format)
+        if _suggested_format(t) is not fmt: return _copy_in(t, fmt, _LaidOutCopy)
+        return t if t is self else t.contiguous(memory_format=fmt)
     dtype, device, copy = _to_args(args, kwargs)
     if dtype is not None and dtype.np == self._data.dtype: dtype = None
     if device is not None and _same_device(self._data, device): device = None
@@ -204,15 +206,11 @@ def view_as_real(input):
     "Complex tensor `input` as a float tensor with a last dimension of 2 (real, imaginary), sharing its memory."
     return input._view_as_real()
 
+# %% ../nbs/17d_complex_numbers.ipynb #0b6455ac
+from ._conversions import _converter     # (17b_copies_and_conversions)
+
 # %% ../nbs/17d_complex_numbers.ipynb #6e8a8246
-@patch
-def cfloat(self:Tensor, memory_format=None):
-    "`self` as complex64."
-    return self.to(B.complex64)
-@patch
-def cdouble(self:Tensor, memory_format=None):
-    "`self` as complex128."
-    return self.to(B.complex128)
+Tensor.cfloat, Tensor.cdouble = _converter('cfloat', 'complex64'), _converter('cdouble', 'complex128')     # as float() and double() (memory_format= too)
 
 # %% ../nbs/reference/torch/splits_strides_buffers.ipynb #e3c7b940
 import numpy as np

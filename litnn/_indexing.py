@@ -1056,7 +1056,8 @@ def argwhere(self:Tensor): return argwhere(self)
 # %% ../nbs/reference/torch/writing_into_out.ipynb #129aa9e5
 from ._pointwise import _wrap_out, _SAME
 def _nonzero_out(args, kwargs, out):
-    "nonzero refuses out= with as_tuple=True (its result is a tuple), before any other check; its out holds int64"
+    "nonzero refuses out= with as_tuple=True (its result is a tuple), after its parser refused an out that is no tensor; its out holds int64"
+    if not isinstance(out, Tensor): raise TypeError(f"nonzero(): argument 'out' must be Tensor, not {type(out).__name__}")
     if kwargs.get('as_tuple'): raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
     return "nonzero: Expected out tensor to have scalar type Long but got scalar type{O}"
 _wrap_out(globals(), {'index_select': "{fn}(): self and result must have the same scalar type", 'masked_select': "{fn}(): self and result must have the same scalar type",

@@ -70,6 +70,7 @@ from .backend import array_namespace, int64, float32
 from .autograd.grad_mode import is_grad_enabled
 from .autograd.graph import _check_tensors, Op
 from ._pointwise import _wrap_out
+from ._conversions import _suggested_format
 
 # %% ../nbs/reference/torch/nn_ops_aten_signatures.ipynb #efd31c3b
 cosine_similarity, pairwise_distance, pdist = F.cosine_similarity, F.pairwise_distance, F.pdist
@@ -121,6 +122,9 @@ _wrap_out(globals(), {'native_batch_norm': ('expected scalar type {R} but found 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     """torch.native_group_norm: (`group_norm`, mean, 1/std) with the statistics per (sample, group). As in torch, the
     statistics are differentiable: a loss that uses them gets their gradient too (torch's double-backward formula)."""
+    if not input.is_contiguous(memory_format=_suggested_format(input)):      # torch's kernel reads its input as laid out: dense only
+        raise RuntimeError("Expected X.is_contiguous(memory_format) to be true, but got false.  (Could this error message be improved?  "
+                           "If so, please report an enhancement request to PyTorch.)")
     out = F.group_norm(input, group, weight, bias, eps)
     g = input.reshape(N, group, C // group * HxW)      # explicit sizes: N may be 0
     if g.dtype.itemsize < 4: g = g.float()             # half precision: statistics in float32, as torch

@@ -17,6 +17,7 @@ from ._pointwise import mvlgamma
 from ._pointwise import SpecialLogNdtrBackward0, _zeta, digamma, lgamma
 from ._pointwise import SpecialEntrBackward0, SpecialNdtriBackward0
 from .autograd.broadcasting import _FLOAT_AND_DOUBLE, _FLOATING
+from .autograd.operators import _first_layout
 
 # %% auto #0
 __all__ = ['gammaln', 'psi', 'expit', 'multigammaln', 'common_args', 'multi_dim_common', 'SpecialZetaBackward0', 'zeta', 'entr', 'ndtr', 'ndtri', 'log_ndtr', 'SpecialXlog1PyBackward0', 'xlog1py', 'round', 'softmax', 'log_softmax', 'erf', 'erfinv', 'exp2', 'expm1', 'i0', 'i0e', 'i1', 'i1e', 'log1p', 'logit', 'polygamma', 'sinc', 'xlogy', 'logsumexp', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'airy_ai', 'SpecialErfcxBackward0', 'erfcx', 'gammainc', 'gammaincc', 'chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w', 'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p']
@@ -37,7 +38,8 @@ class SpecialZetaBackward0(Op):
     def forward(ctx, x, q):
         ctx.save_for_backward(x, q)
         xp = array_namespace(x._data)
-        return _zeta(xp, x._data.astype(np.float64), q._data.astype(np.float64)).astype(x._data.dtype)
+        out = _zeta(xp, x._data.astype(np.float64), q._data.astype(np.float64)).astype(x._data.dtype)
+        return _first_layout(out, x._data, q._data)      # (laid out as torch's TensorIterator: a transposed x stays so)
     @staticmethod
     def backward(ctx, g):
         (x, q), (nx, nq) = ctx.saved_tensors, ctx.needs_input_grad
@@ -236,6 +238,7 @@ from ._pointwise import _floating, _const
 from .autograd.broadcasting import _promote
 from .autograd.graph import _as_torch_error
 from .autograd.broadcasting import _FLOAT_AND_DOUBLE
+from .autograd.operators import _first_layout
 
 # %% ../nbs/reference/special_polynomials.ipynb #5d99ce5c
 def _recurrence(xp, n, first, step, done):
@@ -309,7 +312,8 @@ def _polynomial(name, f):
         xa, na = (v._data if isinstance(v, Tensor) else xp.asarray(v) for v in (xt, nt))
         try: xa, na = xp.broadcast_arrays(xa.astype(d), _degree(xp, na))
         except ValueError as e: raise _as_torch_error(e, (xt, nt)) from None
-        with np.errstate(all='ignore'): return _const(f(xp, xa, na).astype(d))
+        with np.errstate(all='ignore'): out = f(xp, xa, na).astype(d)
+        return _const(_first_layout(out, *(v._data for v in (xt, nt) if isinstance(v, Tensor))))    # (x's layout first, as TensorIterator's; a number takes no part)
     g.__name__ = g.__qualname__ = name
     g.__doc__ = f"torch.special.{name}(x, n): the polynomial of degree n at x, elementwise (without derivative)."
     return g
