@@ -2438,6 +2438,15 @@ _PARSER_SIGNATURES = {('f', 'add'): ('add(Tensor input, Scalar alpha, Tensor oth
  ('m', 'xlogy'): ('xlogy(Tensor other)', 'xlogy(Scalar other)'),
  ('m', 'xlogy_'): ('xlogy_(Tensor other)', 'xlogy_(Scalar other)')}
 
+# %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #da9a391e
+def _check_options(fn, **options):
+    """torch's parser's TypeError for the first of `options` (name: (kind, position or None, value)) `fn`'s binding would
+    refuse; else their values as numbers (a 0-d tensor read as its item, as the parser reads one)."""
+    for name, (kind, pos, v) in options.items():
+        if not _typed_ok(kind, v): raise _typed_refused(fn, name, kind, pos, v, (), {}, None)
+    return tuple(v.item() if isinstance(v, Tensor) else v for _, _, v in options.values())
+
+
 # %% ../nbs/reference/torch/with_numpy_argument_names.ipynb #be764408
 # A name whose signatures give one argument different types (`where(Tensor condition, Scalar self, Tensor other)`,
 # `x.max(int64_t dim)` beside `x.max(Tensor other)`) gets no entry above for it: which type is right depends on the

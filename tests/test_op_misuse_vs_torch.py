@@ -1197,3 +1197,69 @@ def test_optimizer_load_state_dict_refused_changes_nothing(name):
     assert str(le.value) == str(te.value)
     assert (repr(o.state_dict()), o.param_groups[0]['lr']) == before
     o.step()                          # and it still steps
+MODULE_AND_OPTIM_OPTIONS['Adadelta weight_decay=True'] = lambda L: _opt_step(L, 'Adadelta', weight_decay=True)
+MODULE_AND_OPTIM_OPTIONS['Adadelta weight_decay 0.1'] = lambda L: _opt_step(L, 'Adadelta', weight_decay=0.1, lr=0.5)
+
+# --- a refused call leaves the module as it was: BatchNorm's forward does not count a batch it refuses (torch's counts
+# it), weight_norm with a dim out of range keeps the weight (torch's has deleted it); the errors are torch's
+def _bn_one_sample(L):
+    m = L.nn.BatchNorm1d(3)
+    with pytest.raises(ValueError) as e: m(L.ones(1, 3))
+    with pytest.raises(RuntimeError): m(L.ones(2, 4))         # another channel count
+    return str(e.value)
+def _weight_norm_bad_dim(L):
+    L.manual_seed(0); m = L.nn.Linear(2, 3)
+    with pytest.raises(IndexError) as e: L.nn.utils.weight_norm(m, dim=5)
+    return str(e.value)
+
+@pytest.mark.parametrize('case', [_bn_one_sample, _weight_norm_bad_dim])
+def test_refused_module_calls_change_nothing(case):
+    assert case(litnn).replace('litnn', 'torch') == case(torch)
+    m = litnn.nn.BatchNorm1d(3) if case is _bn_one_sample else litnn.nn.Linear(2, 3)
+    if case is _bn_one_sample:
+        for x in (litnn.ones(1, 3), litnn.ones(2, 4)):
+            with pytest.raises(Exception): m(x)
+        assert m.num_batches_tracked.item() == 0 and m(litnn.ones(2, 3)).shape == (2, 3) and m.num_batches_tracked.item() == 1
+    else:
+        names = [n for n, _ in m.named_parameters()]
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            with pytest.raises(IndexError): litnn.nn.utils.weight_norm(m, dim=5)
+        assert [n for n, _ in m.named_parameters()] == names and not m._forward_pre_hooks
+
+# --- layer options torch's parser types (an int divisor_override, bool embedding flags, float eps and momentum), and the
+# kernel checks of transposed convolutions and 3-d pooling, before numpy could answer with its own error or a result
+LAYER_OPTIONS = {
+    'AvgPool2d divisor_override 1.5': lambda L: L.nn.AvgPool2d(2, divisor_override=1.5)(L.ones(1, 2, 6, 6)),
+    'AvgPool3d divisor_override 1.5': lambda L: L.nn.AvgPool3d(2, divisor_override=1.5)(L.ones(1, 2, 4, 4, 4)),
+    'avg_pool2d divisor_override 0-d tensor': lambda L: L.nn.functional.avg_pool2d(L.ones(1, 2, 6, 6), 2, divisor_override=L.tensor(3)),
+    'Embedding sparse=1': lambda L: L.nn.Embedding(10, 3, sparse=1)(L.tensor([1, 2])).shape,
+    'Embedding scale_grad_by_freq=1': lambda L: L.nn.Embedding(10, 3, scale_grad_by_freq=1)(L.tensor([1, 2])).shape,
+    'F.embedding sparse None': lambda L: L.nn.functional.embedding(L.tensor([1, 2]), L.ones(10, 3), sparse=None),
+    'LayerNorm eps str': lambda L: L.nn.LayerNorm(4, eps='x')(L.ones(2, 3, 4)),
+    'layer_norm eps 0-d tensor': lambda L: [round(v, 3) for v in L.nn.functional.layer_norm(L.arange(8.).reshape(2, 4), (4,), eps=L.tensor(0.5)).flatten().tolist()],
+    'GroupNorm eps str': lambda L: L.nn.GroupNorm(2, 4, eps='x')(L.ones(2, 4, 3)),
+    'group_norm eps None': lambda L: L.nn.functional.group_norm(L.ones(2, 4, 3), 2, eps=None),
+    'InstanceNorm1d eps str': lambda L: L.nn.InstanceNorm1d(3, eps='x')(L.ones(2, 3, 5)),
+    'InstanceNorm2d momentum str': lambda L: L.nn.InstanceNorm2d(3, momentum='x', track_running_stats=True)(L.ones(2, 3, 4, 4)),
+    'InstanceNorm1d momentum None': lambda L: [round(v, 3) for v in L.nn.InstanceNorm1d(3, momentum=None, track_running_stats=True)(L.arange(30.).reshape(2, 3, 5)).flatten().tolist()],
+    'ConvTranspose2d no out_channels': lambda L: L.nn.ConvTranspose2d(2, 0, 3)(L.ones(1, 2, 5, 5)),
+    'ConvTranspose1d no out_channels': lambda L: L.nn.ConvTranspose1d(2, 0, 3)(L.ones(1, 2, 5)),
+    'ConvTranspose2d kernel 0': lambda L: L.nn.ConvTranspose2d(2, 4, 0)(L.ones(1, 2, 5, 5)),
+    'ConvTranspose1d kernel 0': lambda L: L.nn.ConvTranspose1d(2, 4, 0)(L.ones(1, 2, 5)),
+    'conv_transpose2d kernel 0 and dilation 0': lambda L: L.nn.functional.conv_transpose2d(L.ones(1, 2, 5, 5), L.ones(2, 3, 0, 3), dilation=0),
+    'conv_transpose2d empty image before the empty weight': lambda L: L.nn.functional.conv_transpose2d(L.ones(1, 2, 0, 5), L.ones(2, 0, 3, 3)),
+    'LocalResponseNorm size 0': lambda L: L.nn.LocalResponseNorm(0)(L.ones(1, 4, 3, 3)),
+    'LocalResponseNorm size -1': lambda L: L.nn.LocalResponseNorm(-1)(L.ones(1, 4, 3, 3)),
+    'LocalResponseNorm size 0, 3-d': lambda L: L.nn.LocalResponseNorm(0)(L.ones(1, 4, 3)),
+    'max_pool3d kernel -1': lambda L: L.nn.functional.max_pool3d(L.ones(1, 1, 3, 3, 3), (-1, 1, 1), stride=1),
+    'avg_pool3d kernel -3: the pad check first': lambda L: L.nn.functional.avg_pool3d(L.ones(1, 1, 3, 3, 3), (-3, 1, 1), stride=1),
+    'avg_pool3d kernel 0 before the empty input': lambda L: L.nn.functional.avg_pool3d(L.ones(1, 1, 3, 3, 0), (0, 1, 1), stride=1),
+    'Bilinear no out_features': lambda L: L.nn.Bilinear(4, 5, 0)(L.ones(2, 4), L.ones(2, 5)),
+    'Upsample scale_factor inf': lambda L: L.nn.Upsample(None, float('inf'))(L.ones(1, 2, 3, 3)),
+    'interpolate scale_factor nan, linear': lambda L: L.nn.functional.interpolate(L.ones(1, 2, 3), scale_factor=float('nan'), mode='linear'),
+    'bilinear of an empty batch': lambda L: L.nn.functional.bilinear(L.ones(0, 4), L.ones(0, 5), L.ones(3, 4, 5)),
+}
+
+@pytest.mark.parametrize('name', list(LAYER_OPTIONS))
+def test_layer_options_as_torch(name): _same(LAYER_OPTIONS[name])

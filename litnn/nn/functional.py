@@ -122,7 +122,7 @@ def bilinear(input1, # (..., in1_features)
     if bias is not None and _size(bias, 0) != o:
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {o}")
     x1, x2 = input1.reshape(-1, i1), input2.reshape(-1, i2)
-    t = (x1 @ weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(-1, o, i2)    # x1 A_o for every o at once
+    t = (x1 @ weight.permute(1, 0, 2).reshape(i1, o * i2)).reshape(x1.shape[0], o, i2)    # x1 A_o for every o at once (-1 is ambiguous for o = 0)
     if t.is_floating_point() or t.is_complex():    # torch's second contraction is a batched product too (half precision:
         y = (t @ x2.unsqueeze(-1)).view(s1[:-1] + (o,))     # summed in float32 and rounded once, not each product rounded)
     else: y = (t * x2.unsqueeze(1)).sum(-1).to(t.dtype).view(s1[:-1] + (o,))     # (an integer sum keeps its dtype, as torch's)
@@ -134,6 +134,8 @@ from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.grad_mode import no_grad
 from .._pointwise import _const
+from .._python_arg_parser import _check_options   # torch's parser's types of option arguments
+
 
 # %% ../../nbs/29a_embedding.ipynb #e4da326c
 class EmbeddingBackward0(Op):
@@ -208,6 +210,7 @@ def embedding(input, # ids, an integer tensor of any shape
               padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     "The rows of `weight` at the ids in `input`: shape `input.shape + (embedding_dim,)`."
     _check_tensors('embedding', dict(weight=weight, indices=input))     # torch's C++ signature: embedding(weight, indices)
+    _check_options('embedding', scale_grad_by_freq=('b', 4, scale_grad_by_freq), sparse=('b', 5, sparse))
     if weight.dim() != 2: raise RuntimeError("'weight' must be 2-D")
     if weight.shape[0] == 0 and input.numel(): raise RuntimeError("index_select(): self indexing axis dim should be positive")
     idx, n = input._data, weight.shape[0]
@@ -1346,12 +1349,15 @@ def _check_transposed_shapes(fn, k, input, weight, bias, stride, padding, output
         raise RuntimeError(f"Given transposed=1, weight of size {w}, expected input{list(input.shape)} to have {w[0]} channels, but got {input.shape[1]} channels instead")
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != w[1] * groups):
         raise RuntimeError(f"Given transposed=1, weight of size {w}, expected bias to be 1-dimensional with {w[1] * groups} elements, but got bias of size {list(bias.shape)} instead")
+    if nd < 3 and 0 in w[2:]:     # ATen's 2-d kernel (the 1-d case as 2-d) checks the kernel's size before the dilation
+        raise RuntimeError("kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}".format(*((1,) * (2 - nd) + tuple(w[2:]))))
     if 0 in dl:     # (a zero dilation passes ATen's sign check: its kernel's shape check names each dim, the 1-d one as 2-d)
         names, dl = (('depth', 'height', 'width'), dl) if nd == 3 else (('height', 'width'), (1,) * (2 - nd) + dl)
         raise RuntimeError("dilation should be greater than zero, but got " + ', '.join(f"dilation_{a}: {d}" for a, d in zip(names, dl)))
     s = list(input.shape)     # then ATen's kernels: no empty image but for a batch of none or no channels (the 1-d case named as 2-d)
     if s[0] and s[1] and 0 in s[2:]:
         raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {s[:2] + [1] * (k == 1) + s[2:]}")
+    if nd < 3 and not weight.numel(): raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {w[:2] + [1] * (2 - nd) + w[2:]}")
 
 def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding, groups, dilation):
     "conv_transpose1d (k=1) and conv_transpose2d (k=2): the convolution's input-gradient maps applied to `input`."
@@ -1796,6 +1802,7 @@ def max_pool2d(input, # (N, C, H, W) or (C, H, W)
 def avg_pool2d(input, # (N, C, H, W) or (C, H, W)
                kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     "The mean of each window, divided as PyTorch divides (see `count_include_pad`, `divisor_override`)."
+    _check_options('avg_pool2d', divisor_override=('i?', 7, divisor_override))
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
     geo = _pool_geom('avg_pool2d', input, kernel_size, stride, padding, 1, ceil_mode)
     if input._data.dtype.kind in 'iu' and input.dtype.name != 'int64':     # torch's kernel: floating types and Long only
@@ -2251,6 +2258,7 @@ from ..backend import _cpp
 from .._flags import _warn_once
 from ..autograd.engine import _one_node
 
+
 # %% ../../nbs/44a_layer_group_norm.ipynb #05240135
 def _check_layer_norm(x, normalized_shape, weight, bias):
     "torch's checks of `layer_norm`'s arguments; the normalized shape as a tuple."
@@ -2276,6 +2284,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if amp._active: input, weight, bias = amp._autocast('layer_norm', input, weight, bias)
     if getattr(input, 'is_nested', False): return _nested_map(layer_norm, input, normalized_shape, weight, bias, eps)
     _check_tensors('layer_norm', dict(input=input, normalized_shape=None, weight=weight, bias=bias), optional={'normalized_shape', 'weight', 'bias'})
+    eps, = _check_options('layer_norm', eps=('f', 5, eps))
     shape = _check_layer_norm(input, normalized_shape, weight, bias)
     if 0 in shape:                           # nothing to normalize over (an empty batch goes through the node: zero gradients for weight and bias)
         out = input.clone()
@@ -2338,6 +2347,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     "Normalize each example over each group of `C / num_groups` channels and the spatial dims, then scale and shift per channel."
     input.dim()      # (torch's Python reads the rank first: a list or an array fails there, in its words)
     _check_tensors('group_norm', dict(input=input, weight=weight, bias=bias), optional={'bias', 'weight'})
+    eps, = _check_options('group_norm', eps=('f', 5, eps))
     _check_group_norm(input, num_groups, weight, bias)
     return _group_norm(input, weight, bias, num_groups, eps)
 
@@ -2381,6 +2391,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 from ..autograd.grad_mode import no_grad
 from ..autograd.operators import div
 
+
 # %% ../../nbs/44b_instance_norm.ipynb #4fc7d027
 def _verify_spatial_size(size):
     n = 1
@@ -2395,6 +2406,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if use_input_stats: _verify_spatial_size(input.size())
     _check_tensors('instance_norm', dict(input=input, weight=weight, bias=bias, running_mean=running_mean, running_var=running_var),
                    optional={'weight', 'bias', 'running_mean', 'running_var'})     # in the order of torch.instance_norm's positions
+    momentum, eps = _check_options('instance_norm', momentum=('f', 7, momentum), eps=('f', 8, eps))
     b, c = input.shape[:2]
     rm, rv = _repeated(running_mean, b), _repeated(running_var, b)
     if rm is not None: rm, rv = rm.clone(), rv.clone()            # batch_norm updates them in place
@@ -2443,7 +2455,6 @@ from .._pointwise import _const
 from .._pointwise import log_softmax as _log_softmax, LogSoftmaxBackward0
 from ..autograd.operators import _scalar_op, DivBackward1
 from . import _reduction as _Reduction
-from .._python_arg_parser import _typed_ok, _typed_refused
 
 # %% ../../nbs/45_loss.ipynb #d0522e20
 def _reduction(size_average, reduce, reduction, enum=False):
@@ -2606,13 +2617,6 @@ def _check_nll(op, x, t, weight):
     _not_differentiable(f'{name}_forward', weight=weight)
 
 # %% ../../nbs/45_loss.ipynb #dd6f3a6d
-def _check_options(fn, **options):
-    """torch's parser's TypeError for the first of `options` (name: (kind, position or None, value)) `fn`'s binding would
-    refuse; else their values as numbers (a 0-d tensor read as its item, as the parser reads one)."""
-    for name, (kind, pos, v) in options.items():
-        if not _typed_ok(kind, v): raise _typed_refused(fn, name, kind, pos, v, (), {}, None)
-    return tuple(v.item() if isinstance(v, Tensor) else v for _, _, v in options.values())
-
 def _nll(op, x, t, weight, reduction, ignore_index):
     _check_nll(op, x, t, weight)
     return op.apply(x, target=t, weight=weight, reduction=reduction, ignore_index=ignore_index)
@@ -4949,6 +4953,7 @@ def _pool3_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
         if pp < 0: raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
         if pp > int(((kk - 1) * dd + 1) / 2):       # (C++'s division, toward zero)
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, kernel_size={kk} and dilation={dd}")
+    if min(k) <= 0: raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}")   # (pool3d_shape_check's first)
     if 0 in input.shape[-4:]:      # (torch's message names the size, 0, where it means the dimension)
         where = 'max_pool3d_with_indices_out_cpu_template()' if fn == 'max_pool3d' else f'{fn}()'
         raise RuntimeError(f"{where}: Expected input's non-batch dimensions to have positive length, but input has a shape of "
@@ -5017,6 +5022,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     "The average of each (KD, KH, KW) window of (N, C, D, H, W) or (C, D, H, W) inputs."
     if amp._active: input, = amp._autocast('avg_pool3d', input,)
     _check_tensors('avg_pool3d', dict(input=input))
+    _check_options('avg_pool3d', divisor_override=('i?', 7, divisor_override))
     geo = _pool3_geom('avg_pool3d', input, kernel_size, stride, padding, 1, ceil_mode)
     if input.dtype.name not in ('float32', 'float64', 'int64'):     # torch's CPU frame: float, double and Long (no half, no bool)
         raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_dtype_name(input)}'")
@@ -5543,9 +5549,10 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     scales = _per_dim(scale_factor, dim, 'scale', input) if scale_factor is not None else [None] * dim
     if recompute_scale_factor and size is not None: raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if sizes is None:
-        sizes = [math.floor(float(n) * s) for n, s in zip(input.shape[2:], scales)]
-        if any(not -2**63 <= n < 2**63 for n in sizes):      # torch's checked conversion of the output size
+        sizes = [float(n) * s for n, s in zip(input.shape[2:], scales)]
+        if any(not -2**63 <= n < 2**63 for n in sizes):      # torch's checked conversion of the output size (an infinite or NaN one too)
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        sizes = [math.floor(n) for n in sizes]
         if recompute_scale_factor or mode == 'area': scales = [None] * dim
     if antialias and not (mode in ('bilinear', 'bicubic', 'lanczos') and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input")

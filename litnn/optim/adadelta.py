@@ -9,7 +9,7 @@ __all__ = ['Adadelta']
 from ..backend import array_namespace, float32, patch
 from .._tensor import Tensor
 from .._creation import tensor
-from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _as_real, _mul_
+from .optimizer import Optimizer, _eval_closure, _scalar, _bump, _lerp_, _new_state, _each_grad, _as_real, _mul_, _add
 
 # %% ../../nbs/reference/optim/adadelta.ipynb #12e6f1f0
 class Adadelta(Optimizer):
@@ -34,7 +34,7 @@ def step(self:Adadelta, closure=None):
             state = self.state[p]
             if not state: state.update(_new_state(p, 'square_avg', 'acc_delta'))
             state['step']._data += 1
-            if wd != 0: d = d + wd * a
+            if wd != 0: d = _add(d, wd, a)        # grad.add(param, alpha=wd), as torch: fused
             xp, v, u = array_namespace(a), _as_real(state['square_avg']._data), _as_real(state['acc_delta']._data)
             _mul_(v, rho); v += (1 - rho) * d * d
             delta = xp.sqrt(u + eps) / xp.sqrt(v + eps) * d

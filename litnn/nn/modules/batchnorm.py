@@ -66,7 +66,12 @@ class _BatchNorm(_NormBase):
     def forward(self, input):
         self._check_input_dim(input)
         running_mean, running_var, bn_training, factor = self._step_statistics()
-        return F.batch_norm(input, running_mean, running_var, self.weight, self.bias, bn_training, factor, self.eps)
+        try: return F.batch_norm(input, running_mean, running_var, self.weight, self.bias, bn_training, factor, self.eps)
+        except Exception: self._uncount(); raise
+
+    def _uncount(self):
+        "A batch F.batch_norm refused is not counted: the failed forward leaves the module as it was (torch's counts it)."
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None: self.num_batches_tracked.sub_(1)
 
     def _step_statistics(self):
         "Count the batch; the running statistics to use, whether to use the batch's, and the momentum (torch's rules)."

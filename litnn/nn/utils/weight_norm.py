@@ -41,8 +41,9 @@ def _apply_weight_norm(module, name:str, dim:int):
     if isinstance(weight, UninitializedParameter):
         raise ValueError("The module passed to `WeightNorm` can't have uninitialized parameters. "
                          "Make sure to run the dummy forward before applying weight normalization")
+    g = Parameter(norm_except_dim(weight, 2, fn.dim).data)      # first: a bad dim raises with the module unchanged (torch's has lost its weight)
     del module._parameters[name]
-    module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2, fn.dim).data))
+    module.register_parameter(name + "_g", g)
     module.register_parameter(name + "_v", Parameter(weight.data))
     setattr(module, name, fn.compute_weight(module))
     module.register_forward_pre_hook(fn)
