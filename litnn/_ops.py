@@ -305,6 +305,31 @@ def _index(self, indices):
     if not len(indices): raise IndexError("at least one index must be provided")
     return self[tuple(slice(None) if i is None else i for i in indices)]
 
+def _index_put_(self, indices, values, accumulate=False):
+    """aten::index_put_: a None among `indices` takes the whole dim (the Tensor method refuses None). The indexed dims are
+    moved first in a view of self (a bool mask as its long indices), the value laid out to match, and the method writes there."""
+    if all(i is not None for i in indices): return self.index_put_(tuple(indices), values, accumulate)
+    from litnn.functional import broadcast_shapes
+    e = []                          # one entry per dim: a long index, or None for the whole dim
+    for i in indices:
+        if i is not None and i.dtype in (_dtypes.bool, _dtypes.uint8): e += list(i.nonzero().unbind(1))
+        else: e.append(i)
+    e += [None] * (self.dim() - len(e))
+    adv = [d for d, i in enumerate(e) if i is not None]
+    rest = [d for d, i in enumerate(e) if i is None]
+    b = list(broadcast_shapes(*(e[d].shape for d in adv)))
+    together = adv == list(range(adv[0], adv[-1] + 1))     # adjacent indexed dims keep their place in the result
+    before = [d for d in rest if together and d < adv[0]]
+    region = [self.shape[d] for d in before] + b + [self.shape[d] for d in rest if d not in before]
+    v = values.shape
+    if len(v) > len(region) or any(a not in (1, c) for a, c in zip(v[::-1], region[::-1])):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(v)} cannot be broadcast to indexing result of shape {region}")
+    v = values.expand(region)
+    nb, k = len(before), len(b)     # the value's broadcast block first, as in the view
+    v = v.permute(list(range(nb, nb + k)) + list(range(nb)) + list(range(nb + k, len(region))))
+    self.permute(adv + rest).index_put_(tuple(e[d] for d in adv), v, accumulate)
+    return self
+
 def _slice(self, dim=0, start=None, end=None, step=1):
     key = [slice(None)] * self.dim()
     key[dim] = slice(start, end, step)
@@ -369,6 +394,8 @@ squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
 index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
+index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 index_select(Tensor self, int dim, Tensor index) -> Tensor
 flip(Tensor self, int[] dims) -> Tensor
 cat(Tensor[] tensors, int dim=0) -> Tensor
@@ -382,7 +409,7 @@ mm(Tensor self, Tensor mat2) -> Tensor
 matmul(Tensor self, Tensor other) -> Tensor
 _sparse_addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 """
-_ATEN_KERNELS = {'index': _index, 'slice': _slice, '_to_copy': _to_copy, '_sparse_addmm': _sparse_addmm,
+_ATEN_KERNELS = {'index': _index, 'index_put_': _index_put_, 'index_put': lambda self, *a, **k: _index_put_(self.clone(), *a, **k), 'slice': _slice, '_to_copy': _to_copy, '_sparse_addmm': _sparse_addmm,
                  'alias': lambda self: self[...], '_pin_memory': lambda self, device=None: self.pin_memory(device),
                  'expand': lambda self, size, *, implicit=False: self.expand(size), 'cat': _joined('cat'), 'stack': _joined('stack'),
                  'where': lambda condition, self, other: self.where(condition, other)}

@@ -90,3 +90,36 @@ def test_0d_uint8_mask_writes_a_0d_tensor():
 ])
 def test_aten_index(case):
     _same(case)
+
+
+def _x(L): return L.arange(24.).view(2, 3, 4)
+
+
+# torch.ops.aten.index_put_ takes None for a whole dim (test_indexing.py's test_multi_dimensional_bool_mask_assignment);
+# the value is laid out as x[:, idx, ...] would be: indexed dims in place when adjacent, first when separated
+@pytest.mark.parametrize('case', [
+    lambda L: L.ops.aten.index_put_(_x(L), [None, L.tensor([0, 2])], L.tensor(-1.)),
+    lambda L: L.ops.aten.index_put_(_x(L), [None, L.tensor([0, 2])], L.arange(4.)),
+    lambda L: L.ops.aten.index_put_(_x(L), [None, L.tensor([0, 2])], L.arange(2.)[:, None]),
+    lambda L: L.ops.aten.index_put_(_x(L), [None, L.tensor([0, 2])], L.arange(16.).view(2, 2, 4)),
+    lambda L: L.ops.aten.index_put_(_x(L), [L.tensor([1, 0]), None, L.tensor([3, 1])], L.arange(6.).view(2, 3)),
+    lambda L: L.ops.aten.index_put_(L.zeros(1, 2, 2, 1), [None, L.tensor([[True, False], [False, True]]), None], L.tensor(5.)),
+    lambda L: L.ops.aten.index_put_(_x(L), [L.tensor([[True, False, True], [False, True, False]]), None], L.arange(4.)),
+    lambda L: L.ops.aten.index_put_(_x(L), [None, L.tensor([0, 0, 2])], L.ones(3, 4), True),
+    lambda L: L.ops.aten.index_put_(_x(L), [L.tensor([1, 1]), None, L.tensor([3, 3])], L.ones(2, 3), True),
+    lambda L: L.ops.aten.index_put_(_x(L), [None, L.tensor([0, 2])], L.ones(5)),
+    lambda L: L.ops.aten.index_put_(_x(L), [L.tensor([1]), L.tensor([2]), None], L.arange(4.)),
+    lambda L: (lambda x: [L.ops.aten.index_put(x, [None, L.tensor([1])], L.tensor(9.)).tolist(), x.tolist()])(_x(L)),
+])
+def test_aten_index_put_with_whole_dims(case):
+    _same(case)
+
+
+def test_aten_index_put_records_the_write():
+    def grad(L):
+        x = L.zeros(2, 3, requires_grad=True)
+        y = x * 1
+        L.ops.aten.index_put_(y, [None, L.tensor([0, 2])], L.tensor(3.))
+        (y * L.arange(6.).view(2, 3)).sum().backward()
+        return x.grad
+    _same(grad)
