@@ -197,3 +197,24 @@ def test_einsum_equation_errors_in_torchs_order_and_words():
         xs = [np.random.default_rng(1).standard_normal(s) for s in shapes]
         np.testing.assert_allclose(litnn.einsum(eq, *[litnn.tensor(x) for x in xs]).numpy(),
                                    torch.einsum(eq, *[torch.tensor(x) for x in xs]).numpy(), rtol=1e-12)
+
+
+# HF transformers' XLNet in float64 (its float32 positional tensors meet float64 weights): torch's bmm names the
+# second operand's dtype as expected once m*k*n reaches 400 (its other CPU path), the first one's below; litnn always
+# named the first. einsum's pairs, matmul and bmm alike
+DTYPE_ORDER = [('einsum', 'ibh,hnd->ibnd', (16, 2, 16), (16, 2, 8)), ('einsum', 'ibh,hnd->ibnd', (3, 2, 4), (4, 2, 5)),
+               ('einsum', 'ij,jk->ik', (8, 7), (7, 8)), ('einsum', 'ij,jk->ik', (7, 7), (7, 7)),
+               ('einsum', 'bij,bjk->bik', (3, 10, 4), (3, 4, 10)), ('einsum', 'ji,kj->ik', (4, 10), (10, 4)),
+               ('einsum', 'i,i->', (400,), (400,)), ('einsum', 'i,i->', (399,), (399,)),
+               ('bmm', None, (1, 10, 4), (1, 4, 10)), ('bmm', None, (1, 10, 4), (1, 4, 9)), ('bmm', None, (2, 1, 400), (2, 400, 1)),
+               ('matmul', None, (2, 3, 10, 4), (3, 4, 10)), ('matmul', None, (5, 1, 1, 57), (1, 57, 7))]
+@pytest.mark.parametrize('op, eq, s1, s2', DTYPE_ORDER)
+def test_product_dtype_error_names_dtypes_as_torch(op, eq, s1, s2):
+    for d1, d2 in (('float32', 'float64'), ('float64', 'complex64')):
+        msgs = []
+        for lib in (torch, litnn):
+            x, y = lib.ones(*s1, dtype=getattr(lib, d1)), lib.ones(*s2, dtype=getattr(lib, d2))
+            with pytest.raises(RuntimeError) as e:
+                lib.einsum(eq, x, y) if op == 'einsum' else getattr(lib, op)(x, y)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]
