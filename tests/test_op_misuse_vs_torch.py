@@ -1263,3 +1263,21 @@ LAYER_OPTIONS = {
 
 @pytest.mark.parametrize('name', list(LAYER_OPTIONS))
 def test_layer_options_as_torch(name): _same(LAYER_OPTIONS[name])
+
+# --- ctc_loss's checks in torch's order (the lengths' sizes, the target lengths' signs, the targets' size, then the input
+# lengths); clip_grad_norm_ reads max_norm as a float before it looks for gradients
+def _ctc(L, il, tl, targets=((1, 2), (3, 4))):
+    return L.nn.CTCLoss()(L.full((4, 2, 5), -1.6), L.tensor(targets), L.tensor(il), L.tensor(tl))
+def _no_grads(L): return [L.nn.Parameter(L.ones(2))]
+ORDER_CHECKS = {
+    'ctc_loss target longer than the targets and input_lengths past T': lambda L: _ctc(L, [5, 4], [5, 2]),
+    'ctc_loss negative target length and input_lengths past T': lambda L: _ctc(L, [5, 4], [-1, 2]),
+    'ctc_loss concatenated targets short and input_lengths past T': lambda L: _ctc(L, [5, 4], [5, 2], (1, 2, 3, 4)),
+    'ctc_loss negative input length': lambda L: _ctc(L, [-1, 4], [2, 2]),
+    'clip_grad_norm_ max_norm a str, no gradients': lambda L: L.nn.utils.clip_grad_norm_(_no_grads(L), 'x'),
+    'clip_grad_norm_ max_norm None, no gradients': lambda L: L.nn.utils.clip_grad_norm_(_no_grads(L), None),
+    'clip_grads_with_norm_ max_norm a str, no gradients': lambda L: L.nn.utils.clip_grads_with_norm_(_no_grads(L), 'x', L.tensor(1.)),
+}
+
+@pytest.mark.parametrize('name', list(ORDER_CHECKS))
+def test_check_order_as_torch(name): _same(ORDER_CHECKS[name])

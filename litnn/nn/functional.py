@@ -3899,10 +3899,14 @@ def _check_lengths(input_lengths, target_lengths):
 
 from ..backend import _type_name   # (torch names a wrong argument type so)
 
-def _lengths(v, name, N, limit=None):
-    "A lengths argument as an int array of N values, with torch's checks."
+def _lengths(v, name, N):
+    "A lengths argument as an int array of N values (torch's check of its size)."
     a = np.asarray(v._data.tolist() if isinstance(v, Tensor) else v, dtype=np.int64).reshape(-1)   # (under vmap: the per-sample loop)
     if a.size != N: raise RuntimeError(f"{name} must be of size batch_size")
+    return a
+
+def _check_range(a, name, limit=None):
+    "torch's checks of each length: at least 0, and at most `limit`."
     for x in a:
         if x < 0: raise RuntimeError(f"Expected {name} to have value at least 0, but got value {x} (while checking arguments for ctc_loss_allocate_outputs)")
         if limit is not None and x > limit: raise RuntimeError(f"Expected {name} to have value at most {limit}, but got value {x} (while checking arguments for ctc_loss_allocate_outputs)")
@@ -3943,9 +3947,12 @@ def ctc_loss(log_probs, # (T, N, C) or (T, C): log-probabilities over C classes 
     if log_probs.dim() != 3: raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.dim() + 1}-dimensional tensor for argument #1 'log_probs' (while checking arguments for ctc_loss_allocate_outputs)")
     T, N, C = log_probs.shape
     if not 0 <= blank < C: raise RuntimeError("blank must be in label range")
-    il, tl = _lengths(input_lengths, 'input_lengths', N, T), _lengths(target_lengths, 'target_lengths', N)
+    il, tl = _lengths(input_lengths, 'input_lengths', N), _lengths(target_lengths, 'target_lengths', N)
+    _check_range(tl, 'target_lengths')      # torch's order: the target lengths, the targets' size, then the input lengths
+    tg = _padded_targets(targets, tl)
+    _check_range(il, 'input_lengths', T)
     xp = array_namespace(log_probs._data)
-    tg, il_a, tl_a = (xp.asarray(v) for v in (_padded_targets(targets, tl), il, tl))
+    tg, il_a, tl_a = (xp.asarray(v) for v in (tg, il, tl))
     nll = CtcLossBackward0.apply(log_probs, targets=tg, input_lengths=il_a, target_lengths=tl_a, blank=blank, zero_infinity=zero_infinity)
     if reduction == 'none': return nll
     if reduction == 'sum': return nll.sum()

@@ -40,9 +40,10 @@ def get_total_norm(tensors, # a tensor or an iterable of tensors (usually gradie
 def clip_grads_with_norm_(parameters, max_norm:float, total_norm:Tensor, foreach=None):
     "Scale the gradients of `parameters` by `max_norm / (total_norm + 1e-6)`, capped at 1."
     grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
+    max_norm = float(max_norm)      # (first, as torch: a max_norm that is no number is refused with no gradient too)
     if len(grads) == 0: return
     with no_grad(), np.errstate(invalid='ignore'):   # inf * 0 = nan, silently as in torch (whatever the user's warning filters)
-        coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
+        coef = (max_norm / (total_norm + 1e-6)).clamp(max=1.0)
         for g in grads: g.mul_(coef.to(g.device))
 
 def clip_grad_norm_(parameters, # a tensor or an iterable of tensors whose `.grad` to clip
