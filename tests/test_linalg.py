@@ -792,3 +792,14 @@ def test_cholesky_solve_by_substitution_as_torch(upper):
     want = torch.cholesky_solve(torch.tensor(B), torch.tensor(L), upper=upper).numpy()
     got = litnn.cholesky_solve(litnn.tensor(B), litnn.tensor(L), upper=upper).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-8 * np.abs(want).max())
+
+
+@pytest.mark.parametrize('fn', ['svd', 'svdvals'])
+@pytest.mark.parametrize('shape, dtype', [((3, 3), 'float32'), ((0, 3), 'float32'), ((3,), 'float32'), ((2, 2), 'int64')])
+def test_svd_driver_is_cuda_only_as_torch(fn, shape, dtype):
+    "torch's svd refuses driver= for a CPU input it would compute, after its matrix and dtype checks (an empty one passes)"
+    def call(L):
+        try: r = getattr(L.linalg, fn)(L.ones(shape, dtype=getattr(L, dtype)), driver='gesvd')
+        except RuntimeError as e: return 'RuntimeError', str(e)
+        return tuple((r if fn == 'svdvals' else r.S).shape)
+    assert call(litnn) == call(torch)

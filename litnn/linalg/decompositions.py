@@ -84,14 +84,21 @@ def _check_phase(UhgU, VhgV, S):
                            "The specified loss function depends on this phase term, making it ill-defined.")
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #4f6631be
+def _check_driver(A, driver):
+    "torch's refusal of `driver=` (a cuSOLVER choice) for a CPU input it would compute (an empty one computes nothing)."
+    if driver is not None and A.device.type == 'cpu' and A.numel():
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend.")
+
 def svd(A, full_matrices=True, *, driver=None):
     "A = U diag(S) Vh for each matrix of A, singular values descending; `full_matrices=False` keeps k = min(m, n) vectors."
     _check_matrix('linalg.svd', A, square=False, kernel='linalg_svd_cpu')
+    _check_driver(A, driver)
     return linalg_svd(LinalgSvdBackward0.apply(A, full_matrices=full_matrices))
 
 def svdvals(A, *, driver=None):
     "The singular values of each matrix of A, descending."
     _check_matrix('linalg.svd', A, square=False, kernel='linalg_svd_cpu')      # torch's messages: its svd's
+    _check_driver(A, driver)
     return LinalgSvdBackward0.apply(A, full_matrices=False)[1]
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #a5ca6dea
