@@ -818,7 +818,7 @@ from .autograd.graph import Op
 from .autograd.broadcasting import _cast
 from .autograd.engine import _inplace, _check_indexed_write
 from ._views import _plane, _Chain, _put_through
-from ._tensor import _array_of, _bump
+from ._tensor import _array_of, _bump, _relaid, _preserved_order
 from ._flags import _alert_not_deterministic
 
 # %% ../nbs/reference/torch/index_put.ipynb #6412f563
@@ -954,13 +954,22 @@ def index_reduce_(self:Tensor, dim, index, source, reduce, *, include_self=True)
     return _inplace(self, index_reduce, dim, index, source, reduce, include_self=include_self)
 
 # %% ../nbs/reference/torch/index_put.ipynb #2c9e7a1b
+def _clone_preserve_strides(t):
+    """A copy of tensor `t` (an array) with its strides and storage offset: the whole memory under it copied, as torch's
+    clone_preserve_strides; one with internal overlap (a broadcast dim) as clone copies it (preserve_format)."""
+    a = t._data
+    if not a.size or builtins.any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)):
+        o = _relaid(a, _preserved_order(a))
+        return o.copy(order='K') if o is a else o
+    full = Tensor._make(t.as_strided((t.untyped_storage().nbytes() // t.element_size(),), (1,), 0)._data.copy())
+    return full.as_strided(t.shape, t.stride(), t.storage_offset())._data
+
 class _ScatterInto(Op):
     "A copy of `x` with `src` written into its view `part(x)`; the derivative: the part of `g` to `src`, the rest to `x`."
-    order = 'K'      # the copy keeps x's layout, as torch's clone (preserve_format)
     @classmethod
     def forward(cls, ctx, x, src, part):
         ctx.part = part
-        out = x._data.copy(order=cls.order)
+        out = _clone_preserve_strides(x)
         part(Tensor._make(out))._data[...] = src._data
         return out
     @staticmethod
@@ -972,12 +981,24 @@ class _ScatterInto(Op):
 class SelectScatterBackward0(_ScatterInto): pass
 class SliceScatterBackward0(_ScatterInto): pass
 class DiagonalScatterBackward0(_ScatterInto): pass
-class AsStridedScatterBackward0(_ScatterInto): order = 'C'     # (its view is of the row-major copy)
+class AsStridedScatterBackward0(_ScatterInto):
+    "Its view is of the result's memory: the gradient is first laid out as the result was (its strides, offset, memory)."
+    @classmethod
+    def forward(cls, ctx, x, src, part):
+        out = super().forward.__func__(cls, ctx, x, src, part)
+        t = Tensor._make(out)
+        ctx.geometry = (t.shape, t.stride(), t.storage_offset(), t.untyped_storage().nbytes() // t.element_size())
+        return out
+    @staticmethod
+    def backward(ctx, g):
+        shape, stride, offset, n = ctx.geometry
+        g = g.new_zeros(n).as_strided_scatter(g, shape, stride, offset).as_strided(shape, stride, offset)
+        return _ScatterInto.backward(ctx, g)
 
 # %% ../nbs/reference/torch/index_put.ipynb #1ba4f4aa
-def _scatter_into(node, input, src, part):
-    "`node` writing `src` (cast to `input`'s dtype) into `part(input)` of a copy, after torch's shape check."
-    want = part(input).shape
+def _scatter_into(node, input, src, part, shape=None):
+    "`node` writing `src` (cast to `input`'s dtype) into `part(input)` of a copy, after torch's shape check (against `shape` if given)."
+    want = part(input).shape if shape is None else tuple(shape)
     if src.shape != want: raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, slice size = {list(want)}")
     return node.apply(input, _cast(src, input.dtype), part=part)
 
@@ -996,8 +1017,9 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     return _scatter_into(DiagonalScatterBackward0, input, src, lambda t: t.diagonal(offset, dim1, dim2))
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    "A copy of `input` (made contiguous) with `src` in its view `as_strided(size, stride, storage_offset)`."
-    return _scatter_into(AsStridedScatterBackward0, input, src, lambda t: t.contiguous().as_strided(size, stride, storage_offset))
+    "A copy of `input` (its memory, strides and offset) with `src` in its view `as_strided(size, stride, storage_offset)`."
+    # (the view is taken of the copy: an expanded input's memory is too small for it, its copy is not)
+    return _scatter_into(AsStridedScatterBackward0, input, src, lambda t: t.as_strided(size, stride, storage_offset), shape=size)
 
 Tensor.select_scatter, Tensor.slice_scatter, Tensor.diagonal_scatter = select_scatter, slice_scatter, diagonal_scatter
 Tensor.as_strided_scatter = as_strided_scatter

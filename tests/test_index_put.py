@@ -36,9 +36,11 @@ def test_put_no_positions_into_0d(accumulate):
 
 def _as_strided_scatter(L, x, v, *args):
     "torch 2.13's own as_strided_scatter gives the input the wrong gradient (the written part, not the rest) and refuses"
-    "non-contiguous inputs that require grad: the reference is the in-place form it stands for, on a contiguous copy."
+    "non-contiguous inputs that require grad: the reference is the in-place form it stands for, on a copy of the input's"
+    "whole memory viewed with its strides and offset (torch's clone_preserve_strides, which its values come from)."
     if L is litnn: return L.as_strided_scatter(x, v, *args)
-    out = x.contiguous().clone()
+    n = x.untyped_storage().nbytes() // x.element_size()
+    out = x.as_strided((n,), (1,), 0).clone().as_strided(x.shape, x.stride(), x.storage_offset())
     out.as_strided(*args).copy_(v)
     return out
 

@@ -278,6 +278,14 @@ _LAYOUT_CASES = {
                                                     L.arange(12.).reshape(2, 3, 2)[..., 1].float(memory_format=L.contiguous_format),
                                                     L.arange(12.).reshape(2, 3, 2)[..., 1].to(memory_format=L.contiguous_format),
                                                     L.arange(12.).reshape(2, 3, 2)[..., 1].double(memory_format=L.contiguous_format)],
+    # the *_scatter ops copy their input as torch's clone_preserve_strides (its whole memory, strides and offset): an
+    # as_strided view lands where it would in the input itself (a strided slice's gaps, a transpose), an expanded input
+    # is copied as clone copies it
+    'as_strided_scatter_input_memory': lambda L: [L.as_strided_scatter(x, L.tensor([[100., 200], [300, 400]]), (2, 2), (1, 2), o)
+                                                  for x in (L.arange(18.).reshape(3, 3, 2)[..., 1], L.arange(9.).reshape(3, 3).t(),
+                                                            L.arange(3.).expand(3, 3), L.arange(9.).reshape(3, 3)) for o in (0, 1)],
+    'slice_select_scatter_keep_strides': lambda L: [L.slice_scatter(L.arange(18.).reshape(3, 3, 2)[..., 1], L.ones(3, 1), 1, 0, 1),
+                                                    L.select_scatter(L.arange(18.).reshape(3, 3, 2)[..., 1], L.ones(3), 0, 1)],
     # igamma's result, made by a reshape of its flat work, takes its first operand's layout
     'igamma_transposed': lambda L: [f(L.linspace(0.5, 9, 20).reshape(4, 5).t(), L.tensor(2.)) for f in (L.igamma, L.igammac)],
 }
@@ -291,3 +299,13 @@ def test_opinfo_sample_layout(name):
     for a, b in zip(t, l):
         assert tuple(b.stride()) == tuple(a.stride()), (b.stride(), a.stride())
         np.testing.assert_allclose(b.float().numpy(), a.float().numpy(), rtol=1.3e-6, atol=1e-5)     # (float32: torch.testing's defaults)
+
+
+@pytest.mark.parametrize('view', [lambda a: a, lambda a: a.t(), lambda a: a[:, ::2], lambda a: a[:1].expand(3, 4)], ids=['plain', 't', 'gaps', 'expanded'])
+def test_as_strided_scatter_gradients_of_any_layout(view):
+    "as_strided_scatter's view is of the result's memory (its input's, copied): first and second derivatives by finite differences."
+    from litnn.autograd import gradcheck, gradgradcheck
+    x = litnn.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
+    v = litnn.tensor([1., 2.], dtype=litnn.float64, requires_grad=True)
+    f = lambda x, v: litnn.as_strided_scatter(view(x), v, (2,), (2,), 1)
+    assert gradcheck(f, (x, v)) and gradgradcheck(f, (x, v))
