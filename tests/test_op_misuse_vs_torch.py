@@ -1265,7 +1265,7 @@ LAYER_OPTIONS = {
 def test_layer_options_as_torch(name): _same(LAYER_OPTIONS[name])
 
 # --- ctc_loss's checks in torch's order (the lengths' sizes, the target lengths' signs, the targets' size, then the input
-# lengths); clip_grad_norm_ reads max_norm as a float before it looks for gradients
+# lengths); clip_grad_norm_ reads max_norm as a float before it looks for gradients; an LSTM checks its states' sizes before their dtype
 def _ctc(L, il, tl, targets=((1, 2), (3, 4))):
     return L.nn.CTCLoss()(L.full((4, 2, 5), -1.6), L.tensor(targets), L.tensor(il), L.tensor(tl))
 def _no_grads(L): return [L.nn.Parameter(L.ones(2))]
@@ -1277,6 +1277,9 @@ ORDER_CHECKS = {
     'clip_grad_norm_ max_norm a str, no gradients': lambda L: L.nn.utils.clip_grad_norm_(_no_grads(L), 'x'),
     'clip_grad_norm_ max_norm None, no gradients': lambda L: L.nn.utils.clip_grad_norm_(_no_grads(L), None),
     'clip_grads_with_norm_ max_norm a str, no gradients': lambda L: L.nn.utils.clip_grads_with_norm_(_no_grads(L), 'x', L.tensor(1.)),
+    'LSTM hx of another size and dtype: the size first': lambda L: L.nn.LSTM(4, 5)(L.ones(3, 2, 4), (L.zeros(4, 2, 5, dtype=L.int64), L.zeros(1, 2, 5)))[0],
+    'LSTM input of another size, hx int: the input first': lambda L: L.nn.LSTM(4, 5)(L.ones(3, 2, 5), (L.zeros(1, 2, 5, dtype=L.int64), L.zeros(1, 2, 5)))[0],
+    'LSTM three states': lambda L: L.nn.LSTM(4, 5)(L.ones(3, 2, 4), (L.zeros(1, 2, 5),) * 3)[0],
 }
 
 @pytest.mark.parametrize('name', list(ORDER_CHECKS))

@@ -184,10 +184,10 @@ def _initial_states(self:RNNBase, input, hx, batch_sizes, sorted_indices, batche
                 got = f"({', '.join(f'{s.dim()}-D' for s in states)}) tensors" if lstm else f"{states[0].dim()}-D tensor"
                 raise RuntimeError(f"For {'batched 3' if batched else 'unbatched 2'}-D input, hx{' and cx' if lstm else ''} should also be {rank}-D but got {got}")
             if not batched: states = tuple(s.unsqueeze(1) for s in states)
-        if lstm and any(s.dtype != input.dtype for s in states):   # (the RNN's and GRU's products refuse a mix; the LSTM's fused step would promote)
-            raise RuntimeError(f"LSTM: hx and cx must have the input's dtype {input.dtype}, but got {states[0].dtype} and {states[1].dtype}")
     self.check_forward_args(input, states if lstm else states[0], batch_sizes)
     if lstm and isinstance(hx, (tuple, list)) and len(hx) > 2: raise RuntimeError("lstm expects two hidden states")   # (ATen's check, after these)
+    if lstm and any(s.dtype != input.dtype for s in states):   # (after the sizes, as ATen's kernel; the RNN's and GRU's products refuse a mix; the LSTM's fused step would promote)
+        raise RuntimeError(f"LSTM: hx and cx must have the input's dtype {input.dtype}, but got {states[0].dtype} and {states[1].dtype}")
     if sorted_indices is not None: states = tuple(s.index_select(1, sorted_indices) for s in states)
     return states
 
