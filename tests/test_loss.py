@@ -497,3 +497,29 @@ def test_half_precision_nll_sums_are_not_rounded_term_by_term(dt, shape):
             out.append(y.float().item())
         ulp = 2.0 ** (np.floor(np.log2(abs(out[1]))) - (7 if dt == 'bfloat16' else 10))
         assert abs(out[0] - out[1]) <= ulp, (kw, out)
+
+
+# HF transformers' ELECTRA discriminator in float64 calls BCEWithLogitsLoss(logits, labels.float()): torch's loss takes
+# the target's dtype (its in-place steps into `1 - target`), but log σ(x) and the gradient wrt the input are computed in
+# the input's own dtype; litnn cast the input to the target's dtype first, so a float64 input got a float32-rounded
+# gradient (off by ~1e-8 relative), and a float32 input with a float64 target got its log σ in float64
+@pytest.mark.parametrize('dx, dt', [('float64', 'float32'), ('float32', 'float64'), ('float16', 'float32')])
+@pytest.mark.parametrize('red', ['mean', 'sum', 'none'])
+@pytest.mark.parametrize('extra', [None, 'weight', 'pos_weight'])
+def test_bce_with_logits_of_mixed_dtypes_as_torch(dx, dt, red, extra):
+    r = np.random.default_rng(0)
+    x, t, e = r.standard_normal((6, 5)) * 3, r.random((6, 5)), r.random(5) * 2
+    res = []
+    for L in (torch, litnn):
+        xi = L.tensor(x, dtype=getattr(L, dx), requires_grad=True); ti = L.tensor(t, dtype=getattr(L, dt), requires_grad=True)
+        kw = {} if extra is None else {extra: L.tensor(e, dtype=getattr(L, dt))}
+        loss = L.nn.functional.binary_cross_entropy_with_logits(xi, ti, reduction=red, **kw)
+        gx, gt = L.autograd.grad(loss.sum(), (xi, ti))
+        res.append(([str(v.dtype).split('.')[1] for v in (loss, gx, gt)], [v.detach().double().numpy() for v in (loss, gx, gt)]))
+    assert res[0][0] == res[1][0]
+    tol = {'float64': 1e-13, 'float32': 3e-7, 'float16': 2e-3}
+    rt = max(tol[dx], tol[dt])                  # values at the rounding of the less precise operand
+    for name, a, b in zip(('loss', 'grad input', 'grad target'), res[0][1], res[1][1]):
+        np.testing.assert_allclose(b, a, rtol=rt, atol=rt * np.abs(a).max(), err_msg=name)
+    if dx == 'float64' and extra is None:       # the input's gradient is float64 all through, as torch's
+        np.testing.assert_allclose(res[1][1][1], res[0][1][1], rtol=1e-14, atol=1e-17)

@@ -4078,17 +4078,22 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
     @staticmethod
     def forward(ctx, x, y, weight, pos_weight, reduction):
         a, t = x._data, y._data; xp = array_namespace(a)
-        ls = xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
-        if pos_weight is not None: ls = ls * ((pos_weight._data - 1) * t + 1)
+        ls = xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))       # log σ(x), in the input's dtype
+        if pos_weight is not None: ls = (ls * ((pos_weight._data - 1) * t + 1)).astype(a.dtype, copy=False)
         ctx.save_for_backward(x, y); ctx.pos_weight = None if pos_weight is None else _const(pos_weight._data)
-        return _reduced(ctx, (1 - t) * a - ls, weight, reduction)
+        # torch's in-place steps into `1 - target`: each computed in the wider dtype, stored in the target's
+        loss = (((1 - t) * a).astype(t.dtype, copy=False) - ls).astype(t.dtype, copy=False)
+        if weight is not None: loss = (loss * weight._data).astype(t.dtype, copy=False)
+        out = _reduced(ctx, loss, None, reduction)
+        ctx.weight = None if weight is None else _const(weight._data)
+        return out
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
         pw, (nx, ny) = ctx.pos_weight, ctx.needs_input_grad
         gx = gy = None
-        if nx: gx = _scale(ctx, g, x.sigmoid() - y if pw is None else (pw * y + 1 - y) * x.sigmoid() - pw * y)
-        if ny: gy = _scale(ctx, g, -x if pw is None else _log_sigmoid(-x) - pw * _log_sigmoid(x))
+        if nx: gx = _scale(ctx, g, x.sigmoid() - y if pw is None else (pw * y + 1 - y) * x.sigmoid() - pw * y).to(x.dtype)
+        if ny: gy = _scale(ctx, g, -x if pw is None else _log_sigmoid(-x) - pw * _log_sigmoid(x)).to(y.dtype)
         return gx, gy
 
 # %% ../../nbs/reference/nn/loss_elementwise.ipynb #43fadca6
@@ -4131,7 +4136,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise RuntimeError(f"result type {_LEGACY[input.dtype.name]} can't be cast to the desired output type {_LEGACY[target.dtype.name]}")
     _not_differentiable('binary_cross_entropy_with_logits', weight=weight, pos_weight=pos_weight)
     if weight is not None: into_input(_broadcast_shape(input.shape, weight.shape))
-    if input.dtype != target.dtype: input = input.to(target.dtype)   # torch's formula starts from the target: its dtype wins
     return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight=weight, pos_weight=pos_weight, reduction=reduction)
 
 # %% ../../nbs/reference/nn/loss_linear_cross_entropy.ipynb #39506181
