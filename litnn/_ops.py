@@ -330,6 +330,16 @@ def _index_put_(self, indices, values, accumulate=False):
     self.permute(adv + rest).index_put_(tuple(e[d] for d in adv), v, accumulate)
     return self
 
+def _unfold_backward(grad_in, input_sizes, dim, size, step):
+    "aten::unfold_backward: the gradient of `x.unfold(dim, size, step)` for x of `input_sizes`, its windows summed back in place."
+    from litnn._pointwise import UnfoldBackwardBackward0     # (the frames-to-samples sum istft and unfold's double backward use)
+    from litnn._tensor import _wrap_dim
+    if step <= 0: raise ValueError(f"step is {step} but must be > 0")
+    if size < 0: raise RuntimeError(f"size is {size} but must be >= 0")
+    d = _wrap_dim(dim, len(input_sizes))
+    out = UnfoldBackwardBackward0.apply(grad_in.movedim(d, -2), length=input_sizes[d], size=size, step=step)
+    return out.movedim(-1, d)
+
 def _slice(self, dim=0, start=None, end=None, step=1):
     key = [slice(None)] * self.dim()
     key[dim] = slice(start, end, step)
@@ -396,6 +406,7 @@ slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, Sy
 index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
 index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor
 index_select(Tensor self, int dim, Tensor index) -> Tensor
 flip(Tensor self, int[] dims) -> Tensor
 cat(Tensor[] tensors, int dim=0) -> Tensor
@@ -409,7 +420,7 @@ mm(Tensor self, Tensor mat2) -> Tensor
 matmul(Tensor self, Tensor other) -> Tensor
 _sparse_addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 """
-_ATEN_KERNELS = {'index': _index, 'index_put_': _index_put_, 'index_put': lambda self, *a, **k: _index_put_(self.clone(), *a, **k), 'slice': _slice, '_to_copy': _to_copy, '_sparse_addmm': _sparse_addmm,
+_ATEN_KERNELS = {'index': _index, 'unfold_backward': _unfold_backward, 'index_put_': _index_put_, 'index_put': lambda self, *a, **k: _index_put_(self.clone(), *a, **k), 'slice': _slice, '_to_copy': _to_copy, '_sparse_addmm': _sparse_addmm,
                  'alias': lambda self: self[...], '_pin_memory': lambda self, device=None: self.pin_memory(device),
                  'expand': lambda self, size, *, implicit=False: self.expand(size), 'cat': _joined('cat'), 'stack': _joined('stack'),
                  'where': lambda condition, self, other: self.where(condition, other)}
