@@ -2768,6 +2768,7 @@ from . import backend as B
 from ._tensor import Tensor, _int_arg, _float_arg
 from .autograd.engine import _inplace, _in_place_variant
 from .autograd.broadcasting import _half
+from .autograd.operators import _first_layout
 
 # %% ../nbs/reference/special.ipynb #b5569a5b
 def _bernoulli(n):
@@ -2901,7 +2902,7 @@ def _polygamma(xp, a, n):
     with np.errstate(all='ignore'):
         if n == 1: return _trigamma(xp, a).astype(a.dtype)
         out = (-1) ** (n + 1) * math.factorial(n) * _zeta(xp, float(n + 1), a.astype(np.float64))
-    return out.astype(a.dtype)
+    return _first_layout(out.astype(a.dtype), a)       # (zeta's flat work: the input's layout back, as TensorIterator's)
 
 # %% ../nbs/reference/special.ipynb #ba8d3f98
 class LgammaBackward0(_Unary):

@@ -286,6 +286,8 @@ _LAYOUT_CASES = {
                                                             L.arange(3.).expand(3, 3), L.arange(9.).reshape(3, 3)) for o in (0, 1)],
     'slice_select_scatter_keep_strides': lambda L: [L.slice_scatter(L.arange(18.).reshape(3, 3, 2)[..., 1], L.ones(3, 1), 1, 0, 1),
                                                     L.select_scatter(L.arange(18.).reshape(3, 3, 2)[..., 1], L.ones(3), 0, 1)],
+    # polygamma n >= 2 (zeta's flat work) gives its result the input's layout back
+    'polygamma_transposed': lambda L: [L.polygamma(n, L.linspace(0.5, 5, 20).reshape(4, 5).t()) for n in (0, 1, 2, 3)],
     # igamma's result, made by a reshape of its flat work, takes its first operand's layout
     'igamma_transposed': lambda L: [f(L.linspace(0.5, 9, 20).reshape(4, 5).t(), L.tensor(2.)) for f in (L.igamma, L.igammac)],
 }
