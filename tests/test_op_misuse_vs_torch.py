@@ -1201,7 +1201,8 @@ MODULE_AND_OPTIM_OPTIONS['Adadelta weight_decay=True'] = lambda L: _opt_step(L, 
 MODULE_AND_OPTIM_OPTIONS['Adadelta weight_decay 0.1'] = lambda L: _opt_step(L, 'Adadelta', weight_decay=0.1, lr=0.5)
 
 # --- a refused call leaves the module as it was: BatchNorm's forward does not count a batch it refuses (torch's counts
-# it), weight_norm with a dim out of range keeps the weight (torch's has deleted it); the errors are torch's
+# it), weight_norm with a dim out of range keeps the weight (torch's has deleted it), a parametrization whose right_inverse
+# changes the shape leaves the tensor's value (torch's keeps right_inverse's); the errors are torch's
 def _bn_one_sample(L):
     m = L.nn.BatchNorm1d(3)
     with pytest.raises(ValueError) as e: m(L.ones(1, 3))
@@ -1212,11 +1213,22 @@ def _weight_norm_bad_dim(L):
     with pytest.raises(IndexError) as e: L.nn.utils.weight_norm(m, dim=5)
     return str(e.value)
 
-@pytest.mark.parametrize('case', [_bn_one_sample, _weight_norm_bad_dim])
+def _parametrize_reshaping_inverse(L):
+    m = L.nn.BatchNorm1d(3)
+    P = type('P', (L.nn.Module,), {'forward': lambda s, x: x, 'right_inverse': lambda s, x: x[:1]})
+    with pytest.raises(ValueError) as e: L.nn.utils.parametrize.register_parametrization(m, 'weight', P())
+    return str(e.value)
+
+@pytest.mark.parametrize('case', [_bn_one_sample, _weight_norm_bad_dim, _parametrize_reshaping_inverse])
 def test_refused_module_calls_change_nothing(case):
     assert case(litnn).replace('litnn', 'torch') == case(torch)
     m = litnn.nn.BatchNorm1d(3) if case is _bn_one_sample else litnn.nn.Linear(2, 3)
-    if case is _bn_one_sample:
+    if case is _parametrize_reshaping_inverse:     # torch's BatchNorm is left with the 1-element weight right_inverse made
+        m = litnn.nn.BatchNorm1d(3); m.weight.data.fill_(2.)
+        P = type('P', (litnn.nn.Module,), {'forward': lambda s, x: x, 'right_inverse': lambda s, x: x[:1]})
+        with pytest.raises(ValueError): litnn.nn.utils.parametrize.register_parametrization(m, 'weight', P())
+        assert m.weight.tolist() == [2., 2., 2.] and type(m) is litnn.nn.BatchNorm1d and not hasattr(m, 'parametrizations')
+    elif case is _bn_one_sample:
         for x in (litnn.ones(1, 3), litnn.ones(2, 4)):
             with pytest.raises(Exception): m(x)
         assert m.num_batches_tracked.item() == 0 and m(litnn.ones(2, 3)).shape == (2, 3) and m.num_batches_tracked.item() == 1

@@ -56,8 +56,11 @@ class ParametrizationList(ModuleList):
                 if hasattr(module, "right_inverse"):
                     try: new = module.right_inverse(new)
                     except NotImplementedError: pass
+        data = original._data       # `original` takes right_inverse's value in place: a refused result gives it back
         self._register_originals(original, new)
-        if not self.unsafe: self._check_result(original_shape, original_dtype)
+        if not self.unsafe:
+            try: self._check_result(original_shape, original_dtype)
+            except Exception: original._data = data; raise      # (torch's keeps the refused value)
 
 # %% ../../../nbs/30_parametrize.ipynb #65ae7d4b
 @patch
