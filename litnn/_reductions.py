@@ -394,19 +394,22 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
     if reduce not in _SEGMENT_OPS: raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if indices is not None: raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
     if lengths is None and offsets is None: raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
-    if lengths is None: lengths = offsets[..., 1:] - offsets[..., :-1]
+    given = None     # offsets: each run starts at its own offset (the first need not be 0)
+    if lengths is None: lengths, given = offsets[..., 1:] - offsets[..., :-1], offsets[..., :-1]
     if lengths.is_floating_point() or lengths.dtype.is_complex:
         raise NotImplementedError(f"\"_segment_reduce_lengths_cpu_kernel1\" not implemented for '{_dtype_name(lengths)}'")
     if not data.is_floating_point(): raise NotImplementedError(f"\"_segment_reduce_cpu\" not implemented for '{_dtype_name(data)}'")
     axis = _wrap_dim(axis, data.dim())
     if axis != lengths.dim() - 1: raise RuntimeError(f"segment_reduce(): Expected axis to be the last dimension of lengths but got {axis}.")
     runs = lengths.reshape(-1, lengths.size(-1)).tolist()
-    if not unsafe and builtins.any(builtins.sum(r) != data.size(axis) for r in runs):
+    if not unsafe and given is None and builtins.any(     # (torch checks lengths so, and takes offsets as they are)
+            builtins.sum(r) != data.size(axis) for r in runs):
         raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum to data.size(lengths.dim()-1) when !unsafe.")
     rows = data.reshape((math.prod(data.shape[:axis]),) + tuple(data.shape[axis:]))     # (-1 is ambiguous for no elements)
     out = []
-    for row, run in zip(rows.unbind(0), runs):
-        starts = np.cumsum([0] + run[:-1]).tolist()
+    firsts = given.reshape(-1, given.size(-1)).tolist() if given is not None else None
+    for k, (row, run) in enumerate(zip(rows.unbind(0), runs)):
+        starts = firsts[k] if firsts is not None else np.cumsum([0] + run[:-1]).tolist()
         out.append(stack([_segment_run(row.narrow(0, s, n), reduce, initial) for s, n in zip(starts, run)]))
     return stack(out).reshape(tuple(data.shape[:axis]) + (lengths.size(-1),) + tuple(data.shape[axis + 1:]))
 

@@ -91,6 +91,11 @@ CASES = {
         (L.empty(0), L.empty(0), L.empty(0))),
     'lu_out': lambda L: [(lambda o: (L.lu(L.tensor(_arr((2, 3, 3), np.float32)), True, g, out=o), o)[1])(
         [L.empty(0, dtype=L.float64), L.empty(5, dtype=L.int64)] + ([L.empty(0, dtype=L.int32)] if g else [])) for g in (False, True)],
+    # _segment_reduce with offsets: each run starts at its own offset (the first need not be 0) and torch checks no sum
+    'segment_reduce_offsets_as_given': lambda L: [L._segment_reduce(d, r, axis=o.dim() - 1, unsafe=False, initial=1, offsets=o)
+                                                  for o, d in ((L.tensor([0, 0, 0, 0, 0]), L.arange(5.)), (L.tensor([1, 2, 5]), L.arange(5.)),
+                                                               (L.tensor([3, 3, 3]), L.arange(5.)), (L.tensor([[0, 2, 5], [1, 1, 3]]), L.arange(10.).reshape(2, 5)))
+                                                  for r in ('max', 'sum', 'mean', 'prod', 'min')],
     'igamma_edges': lambda L: [f(L.tensor([_i, _i, _n, _n, _n, 1.5, 800., 1e-300], dtype=L.float64),
                                  L.tensor([_n, _i, _i, 0., _n, 1e300, 1e300, 1e300], dtype=L.float64)) for f in (L.igamma, L.igammac)],
 }
