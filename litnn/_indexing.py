@@ -146,7 +146,24 @@ def _index_message(x, key, m):
         if isinstance(k, (builtins.int, np.integer)) and not isinstance(k, builtins.bool) and d < len(shape) and not -shape[d] <= k < shape[d]:
             return f"index {k} is out of bounds for dimension {pos} with size {shape[d]}"
         d += _dims_used(k)
+    if (mo := re.match(r'index (-?\d+) is out of bounds for axis \d+ with size [1-9]', m)):
+        return _index_tensor_message(x, key, builtins.int(mo.group(1)), used)
     return "index is out of bounds for dimension with size 0" if m.endswith('with size 0') else m.replace(' for axis ', ' for dimension ')
+
+def _index_tensor_message(x, key, n, used):
+    """An index tensor's value `n` out of range, in torch's words: torch names the tensor's place among the key's index
+    tensors (its indexing kernel's count: a mask counts its dims, a bool one), where numpy names the axis."""
+    shape, j, d = x._data.shape, 0, 0
+    for k in key:
+        if k is Ellipsis: d += len(shape) - used; continue
+        if k is None: continue
+        if isinstance(k, slice) or _int_tensor(k) or isinstance(k, (builtins.int, np.integer)) and not isinstance(k, builtins.bool): d += 1; continue
+        a = k._data if isinstance(k, Tensor) and k._data.dtype in (np.bool_, np.uint8) else _index_array(k, x)
+        if a.dtype in (np.bool_, np.uint8): j += builtins.max(a.ndim, 1); d += a.ndim; continue
+        if d < len(shape) and builtins.bool(((a == n) & ((a >= shape[d]) | (a < -shape[d]))).any()):
+            return f"index {n} is out of bounds for dimension {j} with size {shape[d]}"
+        j += 1; d += 1
+    return f"index {n} is out of bounds"
 
 def _mask_mismatch(x, key):
     "torch's words for a boolean mask whose shape differs from the dims it covers, or None: the key is walked dim by dim."

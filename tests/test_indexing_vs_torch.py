@@ -123,3 +123,23 @@ def test_aten_index_put_records_the_write():
         (y * L.arange(6.).view(2, 3)).sum().backward()
         return x.grad
     _same(grad)
+
+
+# an index tensor's value out of range: torch names the tensor's place among the key's index tensors (a mask counts its
+# dims, a bool one), not the tensor's dim (x[:, [0, 5]] says dimension 0, x[True, [0, 2]] dimension 1)
+@pytest.mark.parametrize('key', ['[True, [0, 2]]', '[None, [0, 2]]', '[:, [0, 5]]', '[None, :, [0, 5]]', '[..., [0, 5]]',
+                                 '[L.tensor(True), [0, 2]]', '[[0, 7]]', '[[[0], [1]], [4, 0]]', '[L.tensor([1, -4]), :]',
+                                 '[:, L.tensor([-4])]', '[[3, 1], [0, 3]]', '[L.tensor([True, False]), [3]]', '[0, [5]]'])
+@pytest.mark.parametrize('write', [False, True])
+def test_index_tensor_out_of_range_names_torchs_dimension(key, write):
+    def f(L):
+        y = L.arange(6.).view(2, 3)
+        if write: exec('y' + key + ' = 1', {'y': y, 'L': L})
+        else: return eval('y' + key, {'y': y, 'L': L})
+    _same(f)
+
+
+@pytest.mark.parametrize('key', ['[:, [0, 1], [0, 9]]', '[[1], :, [9]]', '[0, [0, 5], :]', '[None, [1], ..., [7]]',
+                                 '[L.tensor([[True, False, True], [False, True, True]]), [9]]'])
+def test_index_tensor_out_of_range_3d(key):
+    _same(lambda L: eval('y' + key, {'y': L.arange(24.).view(2, 3, 4), 'L': L}))
