@@ -1296,3 +1296,22 @@ ORDER_CHECKS = {
 
 @pytest.mark.parametrize('name', list(ORDER_CHECKS))
 def test_check_order_as_torch(name): _same(ORDER_CHECKS[name])
+
+# --- a refused pruning leaves the module as it was (torch's re-registers the parameter last, and pruning a tensor again
+# drops the hook already pruning it); the errors are torch's
+def _prune_refusals(L):
+    import importlib; P = importlib.import_module(L.__name__ + '.nn.utils.prune')
+    out = []
+    for f in [lambda m: P.l1_unstructured(m, 'weight', amount=10), lambda m: P.ln_structured(m, 'weight', amount=1, n=2, dim=5),
+              lambda m: P.custom_from_mask(m, 'weight', mask=L.ones(2))]:
+        L.manual_seed(0); m = L.nn.Linear(2, 3)
+        with pytest.raises(Exception) as e: f(m)
+        out.append((e.type.__name__, str(e.value).replace('litnn', 'torch')))
+        if L is litnn: assert [n for n, _ in m.named_parameters()] == ['weight', 'bias'] and not m._forward_pre_hooks and not dict(m.named_buffers())
+    L.manual_seed(0); m = L.nn.Linear(2, 3); P.l1_unstructured(m, 'weight', amount=1)
+    with pytest.raises(ValueError) as e: P.l1_unstructured(m, 'weight', amount=10)
+    if L is litnn:
+        assert len(m._forward_pre_hooks) == 1 and (m(L.ones(1, 2)) == m.weight_orig.mul(m.weight_mask).sum(1) + m.bias).all()
+    return out + [str(e.value)]
+
+def test_refused_pruning_changes_nothing(): assert _prune_refusals(litnn) == _prune_refusals(torch)

@@ -38,31 +38,33 @@ class BasePruningMethod(ABC):
 # %% ../../../nbs/reference/nn/utils/prune.ipynb #2c3b115b
 def _apply(cls, module, name, *args, importance_scores=None, **kwargs):
     "Prune `module.<name>` with `cls(*args, **kwargs)`: `<name>_orig`, `<name>_mask` and the hook."
-    method = _get_composite_method(cls, module, name, *args, **kwargs)
-    orig = getattr(module, name)
-    if importance_scores is not None:
-        if importance_scores.shape != orig.shape:
-            raise AssertionError(f"importance_scores should have the same shape as parameter {name} of {module}, "
-                                 f"got {importance_scores.shape} vs {orig.shape}")
-    else: importance_scores = orig
-    if not isinstance(method, PruningContainer):   # first pruning of this tensor
-        module.register_parameter(name + "_orig", orig)
-        del module._parameters[name]
-        default_mask = ones_like(orig)
-    else: default_mask = getattr(module, name + "_mask").detach().clone()
+    # a refused pruning leaves the module as it was: torch's re-registers the parameter last (its order changes) and,
+    # pruning a tensor again, loses the hook it already had
+    saved = [(d, dict(d)) for d in (module._parameters, module._buffers, module._forward_pre_hooks, module.__dict__)]
     try:
+        method = _get_composite_method(cls, module, name, *args, **kwargs)
+        orig = getattr(module, name)
+        if importance_scores is not None:
+            if importance_scores.shape != orig.shape:
+                raise AssertionError(f"importance_scores should have the same shape as parameter {name} of {module}, "
+                                     f"got {importance_scores.shape} vs {orig.shape}")
+        else: importance_scores = orig
+        if not isinstance(method, PruningContainer):   # first pruning of this tensor
+            module.register_parameter(name + "_orig", orig)
+            del module._parameters[name]
+            default_mask = ones_like(orig)
+        else: default_mask = getattr(module, name + "_mask").detach().clone()
         mask = method.compute_mask(importance_scores, default_mask=default_mask)
         module.register_buffer(name + "_mask", mask)
         setattr(module, name, method.apply_mask(module))
         module.register_forward_pre_hook(method)
     except Exception:
-        if not isinstance(method, PruningContainer):
-            module.register_parameter(name, getattr(module, name + "_orig"))
-            del module._parameters[name + "_orig"]
+        for d, before in saved: d.clear(); d.update(before)
         raise
     return method
 
 BasePruningMethod.apply = classmethod(_apply)
+
 
 # %% ../../../nbs/reference/nn/utils/prune.ipynb #7c58e5e8
 def _get_composite_method(cls, module, name, *args, **kwargs):
