@@ -115,7 +115,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
     if not training: return out, empty(0, dtype=input.dtype, device=input.device), empty(0, dtype=input.dtype, device=input.device)
     dims = (0,) + tuple(range(2, input.dim()))
-    with no_grad(): return out, input.mean(dims), (input.var(dims, correction=0) + eps).rsqrt()
+    x = input.detach()       # the statistics are not differentiable, in either mode (torch: no tangent for them either)
+    return out, x.mean(dims), (x.var(dims, correction=0) + eps).rsqrt()
 
 _wrap_out(globals(), {'native_batch_norm': ('expected scalar type {R} but found {O}',) * 3})     # torch's out= (native_batch_norm.out)
 

@@ -316,3 +316,14 @@ def test_as_strided_scatter_gradients_of_any_layout(view):
     v = litnn.tensor([1., 2.], dtype=litnn.float64, requires_grad=True)
     f = lambda x, v: litnn.as_strided_scatter(view(x), v, (2,), (2,), 1)
     assert gradcheck(f, (x, v)) and gradgradcheck(f, (x, v))
+
+
+def test_native_batch_norm_statistics_have_no_tangent():
+    "native_batch_norm's saved mean and invstd are not differentiable in either mode: no gradient, no forward tangent."
+    for L in (torch, litnn):
+        F = torch.autograd.forward_ad if L is torch else litnn.autograd.forward_ad
+        x = L.linspace(-2, 3, 24, dtype=L.float64).reshape(4, 3, 2)
+        with F.dual_level():
+            r = L.native_batch_norm(F.make_dual(x, L.ones_like(x)), None, None, None, None, True, 0.1, 1e-5)
+            assert [F.unpack_dual(t).tangent is None for t in r] == [False, True, True]
+        assert [t.requires_grad for t in L.native_batch_norm(x.clone().requires_grad_(), None, None, None, None, True, 0.1, 1e-5)] == [True, False, False]
