@@ -406,6 +406,20 @@ def _warn_noncontiguous(input, boundaries, sorter):
                        f"non-contiguous tensor to contiguous, please use contiguous {what} tensor if possible. This message will only appear once per program.",
                        stacklevel=None)
 
+def _has_nan(a): return a.dtype.kind in 'fc' and builtins.bool(array_namespace(a).isnan(a).any())
+
+def _torch_search(bd, v, right):
+    """torch's searchsorted kernel (cus_lower_bound / cus_upper_bound) on rows of boundaries `bd` (n, L) and values `v` (n, m),
+    every search stepped together: its comparisons decide where a NaN value or boundary leads the search."""
+    xp = array_namespace(bd)
+    start, end = xp.zeros(v.shape, np.int64), xp.full(v.shape, bd.shape[-1], np.int64)
+    while builtins.bool((active := start < end).any()):
+        mid = start + ((end - start) >> 1)
+        m = xp.take_along_axis(bd, xp.minimum(mid, bd.shape[-1] - 1), axis=-1)
+        go = ~(m > v) if right else ~(m >= v)
+        start, end = xp.where(active & go, mid + 1, start), xp.where(active & ~go, mid, end)
+    return start
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     "Indices where the values of `input` would be inserted into the sorted last dim of `sorted_sequence`."
     s = sorted_sequence._data
@@ -431,12 +445,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     _warn_noncontiguous(input, sorted_sequence, sorter)
     if sorter is not None: s = xp.take_along_axis(s, sorter._data, -1)
     how = 'right' if right else 'left'
-    if s.ndim == 1: out = xp.searchsorted(s, v, side=how)
-    else:
-        if s.shape[:-1] != v.shape[:-1]: raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor and input value tensor must match, but we got boundaries tensor {list(s.shape)} and input value tensor {list(v.shape)}")
-        n = int(np.prod(s.shape[:-1]))        # no -1: it is ambiguous for empty tensors
-        rows, vals = s.reshape(n, s.shape[-1]), v.reshape(n, v.shape[-1])
-        out = xp.stack([xp.searchsorted(r, w, side=how) for r, w in zip(rows, vals)]).reshape(v.shape) if n else xp.zeros(v.shape, np.int64)
+    if s.ndim > 1 and s.shape[:-1] != v.shape[:-1]: raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor and input value tensor must match, but we got boundaries tensor {list(s.shape)} and input value tensor {list(v.shape)}")
+    n = int(np.prod(s.shape[:-1]))        # no -1: it is ambiguous for empty tensors
+    rows, vals = s.reshape(n, s.shape[-1]), v.reshape(1, -1) if s.ndim == 1 else v.reshape(n, v.shape[-1])
+    if _has_nan(s) or _has_nan(v): out = _torch_search(rows, vals, right).reshape(v.shape)   # (numpy sorts NaN last; torch's comparisons don't)
+    elif s.ndim == 1: out = xp.searchsorted(s, v, side=how)
+    else: out = xp.stack([xp.searchsorted(r, w, side=how) for r, w in zip(rows, vals)]).reshape(v.shape) if n else xp.zeros(v.shape, np.int64)
     return Tensor._make(xp.asarray(out, dtype=np.int32 if out_int32 else np.int64))
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):

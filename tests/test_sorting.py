@@ -280,3 +280,31 @@ def test_searchsorted_warns_about_non_contiguous_tensors(case):
         finally: L.set_warn_always(old)
         return r.tolist(), [str(m.message).split(' (Triggered')[0] for m in w if 'non-contiguous' in str(m.message)]
     assert run(litnn) == run(torch)
+
+
+_NAN = float('nan')
+
+
+# torch's searchsorted kernel compares as a plain binary search: a NaN value goes past every boundary, a NaN boundary sends
+# the search right wherever it is met; numpy's searchsorted sorts NaN last (found by test_sort_and_select.py-style checks)
+@pytest.mark.parametrize('right', [False, True])
+@pytest.mark.parametrize('s, v', [([1., _NAN], [_NAN]), ([1., _NAN], [0.5]), ([1., 2., _NAN, _NAN], [1.5, _NAN, 3., -1.]),
+                                  ([_NAN, 1., 2.], [1.5]), ([[1., _NAN], [2., 3.]], [[_NAN, 1.], [2.5, _NAN]]),
+                                  ([1., 2., 3.], [_NAN, 2.]), ([], [_NAN]), ([1., 2.], [[_NAN]])])
+def test_searchsorted_with_nan_as_torch(s, v, right):
+    r = [lib.searchsorted(lib.tensor(s), lib.tensor(v), right=right).tolist() for lib in (litnn, torch)]
+    assert r[0] == r[1], r
+
+
+def test_searchsorted_with_nan_random_as_torch():
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        s = np.sort(rng.integers(0, 10, size=int(rng.integers(0, 12))).astype(float))
+        s[rng.random(s.shape) < 0.2] = np.nan
+        v = rng.integers(-1, 11, size=5).astype(float)
+        v[rng.random(5) < 0.3] = np.nan
+        right = bool(rng.integers(2))
+        r = [lib.searchsorted(lib.tensor(s), lib.tensor(v), right=right).tolist() for lib in (litnn, torch)]
+        assert r[0] == r[1], (s, v, right, r)
+    r = [lib.bucketize(lib.tensor([_NAN, 1.5]), lib.tensor([1., 2., _NAN])).tolist() for lib in (litnn, torch)]
+    assert r[0] == r[1]
