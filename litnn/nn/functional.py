@@ -3246,6 +3246,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must have the same "
                          f"shape as the input ({input.shape})")
     if weight.dim() != 2: raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    options = dict(scale_grad_by_freq=('b', 4, scale_grad_by_freq), sparse=('b', 6, sparse), include_last_offset=('b', 8, include_last_offset))
     flat, starts, include_last_offset, psw = _bags(input, offsets, include_last_offset, per_sample_weights)
     if mode not in ('sum', 'mean', 'max'): raise ValueError("mode has to be one of sum, mean or max")
     if mode == 'max' and scale_grad_by_freq: raise ValueError("max mode does not support scaling the gradient by the frequency")
@@ -3259,6 +3260,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     n = weight.shape[0]
     if padding_idx is not None and not -n <= padding_idx < n:
         raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n} through {n - 1}, but got {padding_idx}")
+    _check_options('embedding_bag', **options)      # then torch's C++ function: its parser's types
     for t in (flat, offsets):     # torch refuses floating ids and offsets (integer and bool ones convert)
         if t is not None and (t.is_floating_point() or t.is_complex()): raise _ids_type_error(t, 1, 'embedding_bag')
     ids = np.asarray(flat._data.tolist(), dtype=np.int64).reshape(-1)   # (the array's numbers: under vmap, the per-sample loop)
