@@ -327,3 +327,15 @@ def test_native_batch_norm_statistics_have_no_tangent():
             r = L.native_batch_norm(F.make_dual(x, L.ones_like(x)), None, None, None, None, True, 0.1, 1e-5)
             assert [F.unpack_dual(t).tangent is None for t in r] == [False, True, True]
         assert [t.requires_grad for t in L.native_batch_norm(x.clone().requires_grad_(), None, None, None, None, True, 0.1, 1e-5)] == [True, False, False]
+
+
+def test_make_dual_lays_the_tangent_out_as_the_primal():
+    "make_dual copies a tangent laid out otherwise into zeros laid out as the primal (its memory too): as_strided reads both alike."
+    for L in (torch, litnn):
+        F = torch.autograd.forward_ad if L is torch else litnn.autograd.forward_ad
+        x, t, y, ty = L.arange(10.)[1:], L.linspace(1, 2, 9), L.arange(4.), L.ones(4)
+        with F.dual_level():
+            d = F.make_dual(x, t)
+            assert F.unpack_dual(d).tangent is not t and F.unpack_dual(F.make_dual(y, ty)).tangent is ty
+            got = F.unpack_dual(d.as_strided((4,), (2,), 0)).tangent.tolist()
+        np.testing.assert_allclose(got, [0., 1.125, 1.375, 1.625])

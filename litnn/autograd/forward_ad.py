@@ -77,6 +77,15 @@ def _view(t):
     try: return t.view_as(t)
     finally: _on(st)
 
+def _same_meta(tangent, primal):
+    """`tangent` laid out as `primal` is: itself where its strides, offset and memory size are the primal's, else a copy into
+    zeros so laid out (torch's has_same_meta / new_with_same_meta; a primal with a broadcast dim keeps the tangent as given)."""
+    n = lambda t: t.untyped_storage().nbytes() // t.element_size()
+    if (tangent.stride() == primal.stride() and tangent.storage_offset() == primal.storage_offset() and n(tangent) == n(primal)) \
+            or 0 in primal.stride() or primal.is_sparse or tangent.is_sparse: return tangent
+    out = tangent.new_zeros(n(primal)).as_strided(primal.shape, primal.stride(), primal.storage_offset())
+    return out.copy_(tangent)
+
 def make_dual(tensor, # the primal: a floating-point tensor
               tangent, # its tangent, of the same shape
               *, level=None): # the dual level (the current one by default)
@@ -91,7 +100,7 @@ def make_dual(tensor, # the primal: a floating-point tensor
     if _tangent(tangent) is not None:
         raise RuntimeError(f"Setting a forward grad that itself has a forward gradient at the same level{level} is not supported.")
     out = _view(tensor)
-    _set_tangent(out, tangent)
+    _set_tangent(out, _same_meta(tangent, tensor))
     return out
 
 def unpack_dual(tensor, # a tensor, dual or not
