@@ -1274,6 +1274,9 @@ LAYER_OPTIONS = {
     'Bilinear no out_features': lambda L: L.nn.Bilinear(4, 5, 0)(L.ones(2, 4), L.ones(2, 5)),
     'Upsample scale_factor inf': lambda L: L.nn.Upsample(None, float('inf'))(L.ones(1, 2, 3, 3)),
     'interpolate scale_factor nan, linear': lambda L: L.nn.functional.interpolate(L.ones(1, 2, 3), scale_factor=float('nan'), mode='linear'),
+    'CosineSimilarity eps -1': lambda L: L.nn.CosineSimilarity(eps=-1.)(L.ones(2, 3), L.ones(4, 3)),
+    'cosine_similarity eps -1e-9': lambda L: L.nn.functional.cosine_similarity(L.ones(2, 3), L.ones(2, 3), eps=-1e-9),
+    'cosine_similarity eps -1 of integers: the dtype first': lambda L: L.nn.functional.cosine_similarity(L.ones(2, 3, dtype=L.long), L.ones(2, 3, dtype=L.long), eps=-1),
     'bilinear of an empty batch': lambda L: L.nn.functional.bilinear(L.ones(0, 4), L.ones(0, 5), L.ones(3, 4, 5)),
 }
 

@@ -3129,6 +3129,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     _check_tensors('cosine_similarity', dict(x1=x1, x2=x2))
     x1, x2 = _promote(x1, x2)       # an integer tensor computes with a float one, in their common dtype
     if not x1.is_floating_point(): raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_dtype_name(x1)}")
+    if eps < 0: raise RuntimeError(f"eps must be non-negative, got: {eps:g}")
     x1, x2 = _broadcast(x1, x2)
     n1, n2 = (_floor(norm(x, 2, dim, keepdim=True), eps) for x in (x1, x2))
     return ((x1 / n1) * (x2 / n2)).sum(dim)
