@@ -1277,6 +1277,11 @@ LAYER_OPTIONS = {
     'CosineSimilarity eps -1': lambda L: L.nn.CosineSimilarity(eps=-1.)(L.ones(2, 3), L.ones(4, 3)),
     'cosine_similarity eps -1e-9': lambda L: L.nn.functional.cosine_similarity(L.ones(2, 3), L.ones(2, 3), eps=-1e-9),
     'cosine_similarity eps -1 of integers: the dtype first': lambda L: L.nn.functional.cosine_similarity(L.ones(2, 3, dtype=L.long), L.ones(2, 3, dtype=L.long), eps=-1),
+    'MaxUnpool2d kernel -1: a negative output size': lambda L: L.nn.MaxUnpool2d(-1)(*L.nn.MaxPool2d(2, return_indices=True)(L.arange(32.).reshape(1, 2, 4, 4))),
+    'MaxUnpool2d padding 2.0: a float output size': lambda L: L.nn.MaxUnpool2d(2, padding=2.0)(*L.nn.MaxPool2d(2, return_indices=True)(L.arange(32.).reshape(1, 2, 4, 4))),
+    'MaxUnpool1d padding 1.5: named as the 2-d function': lambda L: L.nn.MaxUnpool1d(2, padding=1.5)(*L.nn.MaxPool1d(2, return_indices=True)(L.arange(8.).reshape(1, 2, 4))),
+    'MaxUnpool3d padding 2.0': lambda L: L.nn.MaxUnpool3d(2, padding=2.0)(*L.nn.MaxPool3d(2, return_indices=True)(L.arange(128.).reshape(1, 2, 4, 4, 4))),
+    'MaxUnpool2d output_size given': lambda L: L.nn.MaxUnpool2d(2)(*L.nn.MaxPool2d(2, return_indices=True)(L.arange(32.).reshape(1, 2, 4, 4)), output_size=(4, 5)),
     'bilinear of an empty batch': lambda L: L.nn.functional.bilinear(L.ones(0, 4), L.ones(0, 5), L.ones(3, 4, 5)),
 }
 

@@ -4854,14 +4854,17 @@ def _unpool_size(fn, input, k, s, p, output_size, n):
     "The unpooled spatial size: from output_size (checked as torch), or what the pooling came from."
     if input.dim() < n: raise IndexError("tuple index out of range")        # torch's Python reads input.size()[-n + d]
     default = [(i - 1) * st - 2 * pd + kk for i, st, pd, kk in zip(input.shape[-n:], s, p, k)]
-    if output_size is None: return default
-    if len(output_size) == len(k) + 2: output_size = output_size[2:]    # (N, C, *spatial) is taken too, as torch takes it
-    if len(output_size) != len(k):
-        raise ValueError(f"output_size should be a sequence containing {len(k)} or {len(k) + 2} elements, but it has a length of '{len(output_size)}'")
-    for d, (o, dflt, st) in enumerate(zip(output_size, default, s)):
-        if not dflt - st < o < dflt + st:
-            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {dflt - st} and {dflt + st})')
-    return list(output_size)
+    if output_size is not None:
+        if len(output_size) == len(k) + 2: output_size = output_size[2:]    # (N, C, *spatial) is taken too, as torch takes it
+        if len(output_size) != len(k):
+            raise ValueError(f"output_size should be a sequence containing {len(k)} or {len(k) + 2} elements, but it has a length of '{len(output_size)}'")
+        for d, (o, dflt, st) in enumerate(zip(output_size, default, s)):
+            if not dflt - st < o < dflt + st:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {dflt - st} and {dflt + st})')
+    size = default if output_size is None else list(output_size)
+    for d, o in enumerate(size):       # torch's Python checks the sizes, then its C++ function reads them as ints (1-d: the 2-d one's)
+        if o < 0: raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got output_size[{d}]={o}")
+    return list(_int_list('max_unpool2d' if n == 1 else fn, 'output_size', size, pos=3))
 
 from .._flags import _alert_not_deterministic
 
