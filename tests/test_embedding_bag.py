@@ -70,14 +70,18 @@ def test_bad_offsets_and_indices_are_runtime_errors(kw):
     kw = dict(kw)
     f = lambda lib: lib.nn.functional.embedding_bag(lib.tensor(kw['input']), lib.ones(6, 2), lib.tensor(kw['offsets']),
                                                      include_last_offset=kw.get('include_last_offset', False))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(2)     # torch's message for a bad index depends on its threads: litnn gives its parallel kernel's (any other test may have set 1)
+    # torch's message for a bad index depends on how its threads split the bags (its thread count, and OMP_NUM_THREADS,
+    # which can keep set_num_threads(2) serial): litnn gives its parallel kernel's, which must be one of torch's messages
+    threads, messages = torch.get_num_threads(), set()
     try:
-        assert same_error(f) is RuntimeError
-        with pytest.raises(RuntimeError) as t: f(torch)
-        with pytest.raises(RuntimeError) as l: f(litnn)
+        for n in (1, 2):           # (one thread takes offsets that step back: only the parallel split refuses them)
+            torch.set_num_threads(n)
+            try: f(torch)
+            except RuntimeError as e: messages.add(str(e))
     finally: torch.set_num_threads(threads)
-    assert str(l.value) == str(t.value)     # (torch's offsets[0] message ends in its C++ print of that 0-d tensor: litnn's too)
+    assert messages
+    with pytest.raises(RuntimeError) as l: f(litnn)
+    assert str(l.value) in messages, (str(l.value), messages)    # (torch's offsets[0] message ends in its C++ print of that 0-d tensor: litnn's too)
 
 @pytest.mark.parametrize('padding_idx', [None, 9])
 @pytest.mark.parametrize('mode', ['sum', 'mean', 'max'])

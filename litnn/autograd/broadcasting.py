@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins, math, warnings, numpy as np
 from .. import backend as B
 from ..backend import patch, array_namespace, result_type, to_dtype
-from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter, _bump, _INFERENCE_INPLACE, _relaid, _preserved_order
+from .._tensor import Tensor, _wrap_dim, _dim_tuple, _LEGACY, _version_counter, _bump, _INFERENCE_INPLACE, _relaid, _preserved_order, _SparseArray
 from ..backend import _by_np, _cpp
 from .graph import Op, Node, _FREED, _Packed, _num, _ndarray, _detached_since
 from .grad_mode import _Mode
@@ -83,7 +83,7 @@ class ToCopyBackward0(Op):
                 a = a.real
             a = B._astype(a, dtype.np)
         b, a = x._data, a.copy() if a is x._data else a
-        if b.ndim > 1 and hasattr(b, 'flags') and not b.flags.c_contiguous:    # torch's copy keeps the input's layout (preserve_format);
+        if b.ndim > 1 and type(b) is not _SparseArray and hasattr(b, 'flags') and not b.flags.c_contiguous:    # torch's copy keeps the input's layout (preserve_format);
             a = _relaid(a, _preserved_order(b))                                 # numpy's order 'K' puts a broadcast dim innermost
         return a
     @staticmethod
