@@ -709,11 +709,14 @@ def pin_memory(self:Tensor, device=None):
 def is_pinned(self:Tensor, device=None): return False
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #2ce94895
-def _strides(shape, byte_strides, itemsize, empty):
-    "Element strides; where any stride addresses the same memory (a size-1 dimension, an empty tensor), torch's."
+def _strides(shape, byte_strides, itemsize, empty, view=False):
+    """Element strides: the array's, except where numpy's number for a dimension of size 1 (or of an empty array) is
+    only its own convention: in an array made fresh (`view` false), and a 0 (an axis added by `None`); there torch's,
+    the stride `unsqueeze` gives (a fresh row-major array's)."""
     out, after = [0] * len(shape), 1
     for d in reversed(range(len(shape))):
-        out[d] = byte_strides[d] // itemsize if shape[d] > 1 and not empty else after
+        s = byte_strides[d] // itemsize
+        out[d] = s if (view and s > 0) or (shape[d] > 1 and not empty) else after
         after = out[d] * max(shape[d], 1)
     return tuple(out)
 
@@ -722,7 +725,7 @@ def _strides(shape, byte_strides, itemsize, empty):
 def stride(self:Tensor, dim=None):
     "Steps, in elements, between neighbours along each dimension (or along `dim`)."
     a = self._data
-    s = _strides(a.shape, a.strides, a.itemsize, a.size == 0)
+    s = _strides(a.shape, a.strides, a.itemsize, a.size == 0, getattr(a, 'base', None) is not None)
     if dim is None: return s
     if a.ndim == 0: raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return s[_wrap_dim(dim, a.ndim)]

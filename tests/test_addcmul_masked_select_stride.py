@@ -150,7 +150,15 @@ VIEWS = [lambda L: L.ones(3, 1, 2), lambda L: L.ones(2, 3).unsqueeze(1), lambda 
          lambda L: L.ones(4, 3).narrow(0, 1, 2), lambda L: L.ones(4, 3).chunk(3, 1)[1], lambda L: L.ones(1, 3).expand(4, 3),
          lambda L: L.arange(24.).reshape(2, 3, 4)[1, :, 1:3], lambda L: L.arange(24.).reshape(2, 3, 4).transpose(0, 2)[1:],
          lambda L: L.tensor(2.), lambda L: L.arange(10, dtype=L.int16)[3:8:2], lambda L: L.ones(3, 4).select(1, 2),
-         lambda L: L.ones(5, 4).split(2)[2], lambda L: L.ones(2, 3).unbind(1)[2], lambda L: L.ones(6, 4).diagonal()]
+         lambda L: L.ones(5, 4).split(2)[2], lambda L: L.ones(2, 3).unbind(1)[2], lambda L: L.ones(6, 4).diagonal(),
+         # size-1 dimensions: a view keeps the strides it was given (the transpose of a row, a slice of one column, a
+         # channels-last tensor with a size-1 dim), an axis added by None or unsqueeze takes unsqueeze's
+         lambda L: L.ones(1, 4).t(), lambda L: L.ones(4, 3).t()[:1], lambda L: L.ones(4, 3)[:, 1:2].t(), lambda L: L.ones(3, 4)[None],
+         lambda L: L.ones(3, 4).t()[:, None], lambda L: L.ones(3, 4).t().unsqueeze(-1), lambda L: L.ones(2, 1, 4).permute(2, 0, 1),
+         lambda L: L.ones(2, 3, 1, 1).to(memory_format=L.channels_last), lambda L: L.empty(1, 3, 4, 5, memory_format=L.channels_last),
+         lambda L: L.ones(2, 1, 4, 4).contiguous(memory_format=L.channels_last)[:, :, 1:], lambda L: L.ones(2, 3, 4).movedim(0, -1)[:1],
+         lambda L: L.ones(3, 5)[::5], lambda L: L.ones(3, 4).t().narrow(1, 1, 1), lambda L: L.ones(3, 4).sum(0, keepdim=True),
+         lambda L: L.ones(3, 4).t().sum(-1, keepdim=True), lambda L: L.ones(3, 4).t()[:0]]
 
 @pytest.mark.parametrize('i', range(len(VIEWS)))
 def test_stride_and_storage_offset(i):

@@ -290,3 +290,27 @@ def test_binary_ops_follow_the_first_operands_layout(name, first):
         res.append((r.stride(), np.asarray(r.tolist())))
     assert res[1][0] == res[0][0]
     np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize('case', [(1, 4, 3, (2, 1, 5, 6), 1), (3, 4, 1, (2, 3, 5, 6), 1), (4, 4, 3, (2, 4, 5, 6), 4),
+                                  (3, 4, 3, (1, 3, 5, 6), 1), (3, 4, 3, (2, 3, 3, 3), 1), (3, 1, 3, (2, 3, 5, 6), 1)])
+@pytest.mark.parametrize('weight_channels_last', [False, True])
+@pytest.mark.parametrize('input_channels_last', [False, True])
+def test_conv_gradient_layouts_as_torch(case, weight_channels_last, input_channels_last):
+    """A convolution's input and weight gradients take the layout torch's kernel chose in the forward (channels-last when
+    the input or the weight is), whatever the layout of the gradient that arrives (here `sum()`'s, expanded); a weight
+    whose memory is the same in both layouts (1x1, one channel per group) gets its own strides; sizes-1 strides included"""
+    C, O, k, shape, g = case
+    got = []
+    for L in (litnn, torch):
+        L.manual_seed(0)
+        m = L.nn.Conv2d(C, O, k, groups=g).double()
+        if weight_channels_last: m = m.to(memory_format=L.channels_last)
+        x = L.tensor(np.random.default_rng(0).standard_normal(shape))
+        if input_channels_last: x = x.contiguous(memory_format=L.channels_last)
+        x.requires_grad_()
+        out = m(x)
+        gx, gw, gb = L.autograd.grad(out.sum(), [x, m.weight, m.bias])
+        got.append(([t.stride() for t in (out, gx, gw, gb)], [t.detach().numpy() for t in (out, gx, gw, gb)]))
+    assert got[0][0] == got[1][0]
+    for a, b in zip(got[0][1], got[1][1]): np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)

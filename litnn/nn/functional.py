@@ -815,7 +815,7 @@ from .im2col import (_Geom, _pack, _unfold, _fold, _crop, _per_image, _place, _o
 from ..fused import compiled
 from ..backend import _cpp
 from .. import amp
-from .._tensor import _follow_layout, _dense_order, _channels_last_strides
+from .._tensor import _follow_layout, _dense_order, _channels_last_strides, _fills, _laid_out
 
 def _weight_sets_layout(a, wa):
     """Whether a convolution's output takes its weight's channels-last layout rather than its input's: torch's CPU kernels
@@ -865,11 +865,31 @@ def _with_bias(wa, b, G):
     m[..., :-1], m[..., -1] = w3, b.reshape(w3.shape[:2])
     return m
 
-def _grads_like(grads, ga):
-    """The gradients as torch's kernels give them: each dense (the weight's and the bias's are not views of one buffer),
-    and channels-last where the output's gradient `ga` is (the layout the forward chose)."""
-    xp = array_namespace(ga)
-    return tuple(None if r is None else _follow_layout(xp.ascontiguousarray(r), ga) for r in grads)
+def _backward_layouts(lay, wa):
+    """The orders in memory (None: row-major) of a convolution's input and weight gradients, as torch's kernels lay them
+    out: channels-last where the forward's output was (`lay`, the input or a channels-last weight, is), whatever the
+    layout of the output's gradient; but a weight whose memory is the same in both layouts (a 1x1 kernel, one channel per
+    group) gives its gradient its own layout, as torch's."""
+    if not _channels_last_strides(lay): return None, None
+    order = (0, *range(2, wa.ndim), 1)
+    same = wa.flags.c_contiguous and _fills(wa.shape, wa.strides, order, wa.itemsize)
+    return order, (None if same and not _channels_last_strides(wa) else order)
+
+def _exactly(a, order):
+    """Array `a` with its dims in memory in `order` (None: row-major) and every stride a fresh tensor's, a size-1
+    dimension's too (which `stride()` reports): `a` itself where it is so, else a copy."""
+    order, want, step = range(a.ndim) if order is None else order, [0] * a.ndim, a.itemsize
+    for d in reversed(order): want[d] = step; step *= a.shape[d]
+    if tuple(want) == a.strides: return a
+    o = _laid_out(lambda shape: array_namespace(a).empty(shape, a.dtype), a.shape, tuple(order))
+    o[...] = a
+    return o
+
+def _grads_like(grads, ctx):
+    "The gradients as torch's kernels give them: each dense (the weight's and the bias's are not views of one buffer), in `_backward_layouts`'s orders."
+    (gx, gw, gb), (xorder, worder) = grads, ctx.layout
+    return (None if gx is None else _exactly(gx, xorder), None if gw is None else _exactly(gw, worder),
+            None if gb is None else _exactly(gb, None))
 
 _NINE_MAX = 2048     # input times output channels up to which the nine-tap loops beat im2col and BLAS
 
@@ -944,6 +964,7 @@ class ConvolutionBackward0(Op):
             ctx.save_for_backward(x if nw else None, w if nx else None)
             ctx.geo, ctx.wshape, ctx.token = geo, wa.shape, next(_tokens)
         lay = wa if _weight_sets_layout(a, wa) else a          # the layout the output takes: the input's, or a channels-last weight's
+        if ctx is not _NO_CTX: ctx.layout = _backward_layouts(lay, wa)
         if _nine_taps(geo, O, a, wa): return _follow_layout(_conv9_forward(a, wa, None if b is None else b._data, geo, ctx), lay)
         if _depthwise(geo, O, a, wa): return _follow_layout(_dw_conv(a, wa, None if b is None else b._data, geo), lay)   # (see below)
         if _is_1x1(geo, a):                                                                                        # (see below)
@@ -970,9 +991,9 @@ class ConvolutionBackward0(Op):
     def backward(ctx, g):
         if isinstance(g, Tensor): return _graph_backward(ctx, g)     # create_graph: recorded
         (x, w), (nx, nw, nb), ga = ctx.saved_tensors, ctx.needs_input_grad, g
-        if _nine_taps(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _grads_like(_conv9_backward(ctx, x, w, ga), ga)
-        if _depthwise(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _grads_like(_dw_backward(ctx, x, w, ga), ga)
-        if _is_1x1(ctx.geo, ga): return _grads_like(_conv1x1_backward(ctx, x, w, ga), ga)
+        if _nine_taps(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _grads_like(_conv9_backward(ctx, x, w, ga), ctx)
+        if _depthwise(ctx.geo, ctx.wshape[0], ga, *(t._data for t in (x, w) if t is not None)): return _grads_like(_dw_backward(ctx, x, w, ga), ctx)
+        if _is_1x1(ctx.geo, ga): return _grads_like(_conv1x1_backward(ctx, x, w, ga), ctx)
         O, G, K, xp = ctx.wshape[0], ctx.geo.G, math.prod(ctx.wshape[1:]), array_namespace(ga)
         gwb = xp.zeros((G, O // G, K + nb), ga.dtype) if nw else None      # the bias's gradient as a last column
         gb = ga.sum((0,) + tuple(range(2, ga.ndim))) if nb and not nw else None
@@ -991,7 +1012,7 @@ class ConvolutionBackward0(Op):
                 _crop(_fold(m, gc, _scratch), gc, gx[n0:n1])
         gw = None if gwb is None else gwb[..., :K].reshape(ctx.wshape)
         if nw and nb: gb = gwb[..., K].reshape(O)
-        return _grads_like((gx, gw, gb), ga)
+        return _grads_like((gx, gw, gb), ctx)
 
 # %% ../../nbs/42_conv.ipynb #c8ace543
 class _Im2col(_LinearMap): f = staticmethod(lambda a, geo: _per_image(_unfold(_pack(a, geo), geo), geo).copy())
