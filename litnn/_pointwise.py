@@ -32,14 +32,30 @@ def _const(a):
     return Tensor._make(_as_array(a))
 
 # %% ../nbs/15_elementwise_ops.ipynb #a2a8fa91
+def _where(c, a, b):
+    """`xp.where(c, a, b)`, the same values to the bit; for a large numpy array without numpy's branch per element: on a
+    mask of mixed values that loop mispredicts about every other element (here 1.6-2.3 ms against 0.14 ms for 300,000
+    floats). Each result's bits are picked with a mask of all ones or all zeros, `b ^ ((a ^ b) & m)`, so NaN payloads,
+    infinities and -0.0 pass unchanged; dtype, shape and strides are where's."""
+    xp = array_namespace(c)
+    if xp is not np or c.size < 4096 or c.dtype != np.bool_: return xp.where(c, a, b)
+    dt = np.result_type(a, b)                        # (numbers as where takes them: weak, NEP 50)
+    if dt.kind not in 'fiu' or dt.itemsize not in (2, 4, 8): return np.where(c, a, b)
+    u, shape = np.dtype(f'u{dt.itemsize}'), np.broadcast_shapes(c.shape, np.shape(a), np.shape(b))
+    a, b = (np.broadcast_to(np.asarray(v, dt), shape).view(u) for v in (a, b))
+    m = np.negative(np.broadcast_to(c, shape).astype(u))
+    r = a ^ b; r &= m; r ^= b
+    return r.view(dt)
+
 def _masked(g, m):
     "Gradient `g` where bool array `m` holds and exactly 0 elsewhere, even where `g` is NaN or inf (torch's `where`/`masked_fill`); for weights `m`, `g * m`. Recorded for higher order when `g` is a tensor."
     if isinstance(g, Tensor): return where(_const(m), g, 0.) if m.dtype == np.bool_ else g * _const(m.astype(g._data.dtype))
     out = g * m
     if m.dtype != np.bool_: return out
-    xp = array_namespace(g)     # g * m is 4x faster than where: take it when it has no NaN or inf (a finite dot says so)
+    xp = array_namespace(g)     # g * m is faster still: take it when it has no NaN or inf (a finite dot says so)
     flat = out.reshape(-1)
-    return out if xp.isfinite(xp.dot(flat, flat)) else xp.where(m, g, 0)
+    return out if xp.isfinite(xp.dot(flat, flat)) else _where(m, g, 0)
+
 
 # %% ../nbs/15_elementwise_ops.ipynb #6003a0cf
 def _nondiff_binary(name, ufunc):
@@ -153,7 +169,7 @@ class WhereBackward0(Op):
     def forward(ctx, x, y, cond):
         ctx.save_for_backward(cond); ctx.shapes = (_shape(x), _shape(y))
         c, a, b = cond._data, _array_of(x), _array_of(y)      # (torch's TensorIterator: the condition is the first operand, its layout wins)
-        return _first_layout(array_namespace(c).where(c, a, b), c, a if getattr(a, 'ndim', 0) else b)
+        return _first_layout(_where(c, a, b), c, a if getattr(a, 'ndim', 0) else b)
     @staticmethod
     def backward(ctx, g):
         (c,), (sx, sy), (nx, ny) = ctx.saved_tensors, ctx.shapes, ctx.needs_input_grad
@@ -714,6 +730,11 @@ def _dtanh_into(g, y):
     np.subtract(_scalar(1, y), t, out=t)
     return np.multiply(g, t, out=t)
 
+def _dleaky_relu(g, x, y, negative_slope=0.01):
+    "torch's leaky_relu_backward: g where x > 0, else g times the slope, in g's dtype."
+    m = _array_of(x) > 0
+    return where(_const(m), g, g * negative_slope) if isinstance(g, Tensor) else _where(m, g, g * negative_slope)
+
 def _dsilu(g, x, y):
     s = x.sigmoid()                                  # silu = x sigmoid(x)
     return g * s * (1 + x * (1 - s))
@@ -745,8 +766,7 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     sigmoid    = ('SigmoidBackward0',    _sigmoid,                     _dsigmoid,                             'y', True),
     erf        = ('ErfBackward0',        _erf,                         lambda g, x, y: _2SPI * (-(x * x)).exp() * g, 'x', True),
     silu       = ('SiluBackward0',       _silu,                        _dsilu,                                'x', True),
-    leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: xp.where(a > 0, a, a * negative_slope),
-                  lambda g, x, y, negative_slope=0.01: _masked(g, (_array_of(x) > 0) * (1 - negative_slope) + negative_slope), 'x', True),
+    leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: _where(a > 0, a, a * negative_slope), _dleaky_relu, 'x', True),
     relu       = ('ReluBackward0',       _relu,                        _drelu, 'y', False),   # NaN passes g, as torch
     abs        = ('AbsBackward0',        lambda xp, a: xp.hypot(a.real, a.imag) if a.dtype.kind == 'c' else xp.abs(a),   # |z|: hypot, as torch (numpy's complex abs can be 1 ulp off)
                   lambda g, x, y: g * x.sgn(),           'x', False),   # sgn: sign, or z/|z| (17d_complex_numbers)

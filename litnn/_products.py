@@ -143,7 +143,7 @@ def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
     if x._data.dtype != y._data.dtype:
         if k in ('mm', 'smm', 'hspmm'): raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(x.dtype)} != {_cpp(y.dtype)}")
         if k == 'bmm':      # torch's bmm names mat2's dtype as expected from m*k*n = 400 on (its other CPU path)
-            big = a.shape[-2] * a.shape[-1] * b.shape[-1] >= 400
+            big = (a.shape[-2] if a.ndim > 1 else 1) * a.shape[-1] * b.shape[-1] >= 400   # (a vector: one row)
             raise RuntimeError(f"expected scalar type {_dtype_name(y if big else x)} but found {_dtype_name(x if big else y)}")
         if k == 'mv': raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_dtype_name(y)}, {_dtype_name(x)}, and {_dtype_name(y)}")
         if k == 'dot': raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_dtype_name(x)} and {_dtype_name(y)}")

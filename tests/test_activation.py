@@ -225,3 +225,30 @@ def test_relu_bits_match_torch_small_and_large(dtype, shape):
         for got in (litnn.relu(litnn.from_numpy(v)), LF.relu(litnn.from_numpy(v.copy()).requires_grad_())):
             got = got.detach().numpy()
             assert got.shape == want.shape and np.array_equal(np.ascontiguousarray(got).view(ints), np.ascontiguousarray(want).view(ints))
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('case', ['leaky', 'leaky0', 'leaky_neg', 'leaky_steep', 'leaky_', 'where', 'where_number', 'threshold'])
+def test_selecting_ops_bits_match_torch_on_large_tensors(case, dtype):
+    """Ops that pick one of two values per element (where, leaky_relu and its gradient, threshold) to the bit, values and
+    gradients, above the size where litnn's numpy road picks bits with a mask instead of numpy's where: NaN, infinities,
+    -0.0 and subnormals among the inputs and the incoming gradients"""
+    f = dict(leaky=lambda L, x: LF_of(L).leaky_relu(x, 0.2), leaky0=lambda L, x: LF_of(L).leaky_relu(x, 0.),
+             leaky_neg=lambda L, x: LF_of(L).leaky_relu(x, -0.3), leaky_steep=lambda L, x: LF_of(L).leaky_relu(x, 2.5),
+             leaky_=lambda L, x: LF_of(L).leaky_relu(x * 1, 0.1, inplace=True), where=lambda L, x: L.where(x > 0, x, x * 2),
+             where_number=lambda L, x: L.where(x > 0, x, 0.), threshold=lambda L, x: LF_of(L).threshold(x, 0.1, 20.))[case]
+    r = np.random.default_rng(1)
+    a = (r.standard_normal((8, 8, 24, 24)) * 3).astype(dtype)
+    a.flat[:8] = [0., -0., np.nan, np.inf, -np.inf, 1e-45, -1e-45, 30.]
+    g = r.standard_normal(a.shape).astype(dtype)
+    g.flat[8:12] = [np.nan, np.inf, -np.inf, -0.]
+    got = []
+    for L in (litnn, torch):
+        x = L.tensor(a, requires_grad=True)
+        y = f(L, x)
+        y.backward(L.tensor(g))
+        got.append((y.detach().numpy(), x.grad.numpy()))
+    ints = np.int32 if dtype == np.float32 else np.int64
+    for u, v in zip(*got): assert u.dtype == v.dtype and np.array_equal(u.view(ints), v.view(ints))
+
+def LF_of(L): return L.nn.functional

@@ -312,7 +312,7 @@ from ..backend import array_namespace, _generator, _TorchRng, bool as bool_
 from .._tensor import Tensor, _dtype_name, _array_of, _wrap_dim
 from ..autograd.graph import Op, _check_tensors, _op_name
 from ..autograd.engine import _inplace
-from .._pointwise import _masked
+from .._pointwise import _masked, _where
 from .._pointwise import _Unary, _sigmoid, _on_arrays
 from .._views import cat, chunk
 from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _ALL_TYPES
@@ -339,15 +339,19 @@ def _float_only(input, kernel, types=_FLOATING):
 
 # %% ../../nbs/40a_activation_functions.ipynb #31a5cbd6
 def _elu(xp, a, alpha=1.0, scale=1.0, input_scale=1.0):
-    return scale * xp.where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0) * input_scale))
+    return scale * _where(a > 0, a, alpha * xp.expm1(xp.minimum(a, 0) * input_scale))
 
 _NEGATIVE_IN_PLACE = ("In-place elu backward calculation is triggered with a negative slope which is not supported. This is "
                       "caused by calling in-place forward function with a negative slope, please call out-of-place version instead.")
 
+def _select(m, a, b):
+    "`a` where bool array `m` holds, else `b`: one of the two gradients per element (torch's kernels' `?:`), recorded when they are tensors."
+    return where(_const(m), a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else _where(m, a, b)
+
 def _delu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
     "torch's elu_backward from the input (its out-of-place elu's): g scale above 0, g input_scale alpha scale e^(x input_scale) at or below."
     neg = _array_of(x) <= 0
-    return _masked(g, ~neg * scale) + _masked(g * input_scale * (alpha * scale) * _exp(x * input_scale), neg)
+    return _select(neg, g * input_scale * (alpha * scale) * _exp(x * input_scale), g * scale)
 
 def _delu_result(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
     """The in-place forms' backward (torch's EluBackward1, for elu_, selu_ and celu_): from the result, the input being
@@ -355,12 +359,12 @@ def _delu_result(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
     torch refuses it."""
     if alpha < 0: raise RuntimeError(_NEGATIVE_IN_PLACE)
     neg = _array_of(y) <= 0
-    return _masked(g, ~neg * scale) + _masked(g * input_scale * (y + alpha * scale), neg)
+    return _select(neg, g * input_scale * (y + alpha * scale), g * scale)
 
 def _dcelu(g, x, y, alpha=1.0, scale=1.0, input_scale=1.0):
     s = 1 / float(np.float32(alpha))   # torch's CeluBackward0 takes 1/alpha of alpha as a float32 (derivatives.yaml)
     neg = _array_of(x) <= 0
-    return _masked(g, ~neg) + _masked(g * _exp(x * s) * (alpha * s), neg)
+    return _select(neg, g * _exp(x * s) * (alpha * s), g)
 
 EluBackward0 = _node('EluBackward0', _elu, _delu, 'x', 'elu_cpu')
 CeluBackward0 = _node('CeluBackward0', _elu, _dcelu, 'x', 'elu_cpu')
@@ -402,11 +406,11 @@ HardsigmoidBackward0 = _node('HardsigmoidBackward0', lambda xp, a: xp.clip(a / 6
                              lambda g, x, y: _masked(g, _in(x, -3, 3)) * _SIXTH, 'x', 'hardsigmoid_cpu')
 HardswishBackward0 = _node('HardswishBackward0', lambda xp, a: a * xp.clip(a + 3, 0, 6) / 6,
                            lambda g, x, y: _masked(g * (x / 3 + 0.5), _in(x, -3, 3)) + _masked(g, _array_of(x) >= 3), 'x', 'hardswish_cpu')
-SoftshrinkBackward0 = _node('SoftshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, 0 * a)),
+SoftshrinkBackward0 = _node('SoftshrinkBackward0', lambda xp, a, lambd=0.5: _where(a > lambd, a - lambd, _where(a < -lambd, a + lambd, 0 * a)),
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'softshrink_check')
-HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: xp.where(_out(a, lambd), a, xp.zeros_like(a)),   # +0 inside, as torch, even for negative inputs
+HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: _where(_out(a, lambd), a, xp.zeros_like(a)),   # +0 inside, as torch, even for negative inputs
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'hardshrink_cpu')
-ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a),  # NaN stays
+ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: _where(a <= threshold, xp.asarray(value, dtype=a.dtype), a),  # NaN stays
                            lambda g, x, y, threshold=0., value=0.: _masked(g, ~(_array_of(x) <= threshold)), 'x', 'threshold_cpu', _ALL_TYPES)
 for _c in (HardtanhBackward0, SoftshrinkBackward0, HardshrinkBackward0, ThresholdBackward0): _c._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
 ThresholdBackward0._overlap_ok = True      # torch's threshold_ skips the overlap check (idempotent): it writes an expanded input
@@ -472,7 +476,7 @@ def threshold(input, threshold, value, inplace=False):
 
 # %% ../../nbs/40a_activation_functions.ipynb #a26f5128
 def _softplus(xp, a, beta=1.0, threshold=20.0):
-    return xp.where(a * beta > threshold, a, xp.logaddexp(0, a * beta) / beta)
+    return _where(a * beta > threshold, a, xp.logaddexp(0, a * beta) / beta)
 
 def _dsoftplus(g, x, y, beta=1.0, threshold=20.0):
     "torch's formula and order: z = e^(beta x), g z / (z + 1); g itself where beta x > threshold (z is clamped there, unused)."
