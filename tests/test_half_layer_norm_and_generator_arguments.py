@@ -7,10 +7,11 @@ def _layer_norm_both(dt, shape, wdt=None, seed=0):
     g = np.random.default_rng(seed)
     x = g.standard_normal(shape).astype(np.float32) * 3 + 1
     w, b = (g.standard_normal(shape[-1]).astype(np.float32) for _ in range(2))
-    res, threads = [], T.get_num_threads()
-    # torch sums a half LayerNorm's parameter gradients in one partial sum per thread (bfloat16 ones end up to 5% apart
-    # between 1, 2 and 4 threads); litnn's passes sum as torch's two threads do, so torch runs on two here, on any CPU
-    T.set_num_threads(2)
+    res, threads, lthreads = [], T.get_num_threads(), L.get_num_threads()
+    # torch sums a half LayerNorm's parameter gradients in one partial sum per thread (bfloat16 ones end up up to 50% apart
+    # between 1, 2 and 4 threads); litnn's passes sum as torch's do for litnn's thread count (torch's default: the cores,
+    # or OMP_NUM_THREADS), so both libraries run on two here, on any CPU and in any environment
+    T.set_num_threads(2); L.set_num_threads(2)
     try:
         for M in (T, L):
             xx = M.tensor(x).to(getattr(M, dt)).requires_grad_()
@@ -18,7 +19,7 @@ def _layer_norm_both(dt, shape, wdt=None, seed=0):
             y = M.nn.functional.layer_norm(xx, (shape[-1],), ww, bb, 1e-5)
             y.backward(M.tensor(np.cos(np.arange(y.numel())).reshape(shape).astype(np.float32)).to(y.dtype))
             res.append([t.detach().float().numpy() for t in (y, xx.grad, ww.grad, bb.grad)])
-    finally: T.set_num_threads(threads)
+    finally: T.set_num_threads(threads); L.set_num_threads(lthreads)
     return res
 
 @pytest.mark.parametrize('dt,wdt', [('float16', None), ('bfloat16', None), ('float16', 'float32'), ('bfloat16', 'float32')])
