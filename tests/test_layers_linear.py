@@ -455,3 +455,25 @@ def test_linear_with_no_input_features(shape, bias):
         y.sum().backward()
         outs.append((y.tolist(), tuple(y.shape), type(y.grad_fn).__name__, tuple(m.weight.grad.shape)))
     assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize('dt', ['float32', 'float64', 'float16'])
+@pytest.mark.parametrize('n, ids, d', [(1000, 1000, 300), (50, 5000, 64), (10, 20, 8), (3000, 200, 16), (4, 300, 5)])
+@pytest.mark.parametrize('kw', [{}, {'padding_idx': 3}])
+@pytest.mark.parametrize('special', [False, True])
+def test_embedding_weight_gradient_sums_rows_in_torchs_order(dt, n, ids, d, kw, special):
+    "Each row of the weight's gradient adds its rows in the order they come, from 0 (torch's index_add_): to the bit, with NaN, infinities, -0.0 and subnormals kept in their own rows."
+    rng = np.random.default_rng(n + ids)
+    idx = rng.integers(0, n, (ids,))
+    g = (rng.standard_normal((ids, d)) * rng.choice([1e-3, 1, 1e3], (ids, d))).astype(dt)
+    values = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-39, 6e4, -6e4], np.float32).astype(dt)
+    if special:
+        g.reshape(-1)[rng.integers(0, g.size, g.size // 50)] = rng.choice(values, g.size // 50)
+        g[::7] = -0.0
+    grads = []
+    for L in (litnn, torch):
+        w = L.tensor(rng.standard_normal((n, d)).astype(dt) if L is litnn else grads_w, requires_grad=True)
+        if L is litnn: grads_w = w.detach().numpy().copy()
+        L.nn.functional.embedding(L.tensor(idx.reshape(-1, 4) if ids % 4 == 0 else idx), w, **kw).backward(L.tensor(g.reshape((-1, 4, d)) if ids % 4 == 0 else g))
+        grads.append(w.grad.numpy())
+    assert grads[0].dtype == grads[1].dtype and (grads[0].view(np.uint8) == grads[1].view(np.uint8)).all()
