@@ -2811,6 +2811,13 @@ def _parsed(f, method=False, names=True, name=None, calls=None):
     numbers = fn in _NUMBERS_AS_TENSORS
     key = ('m' if method else 'f', name)
     over = _overload_fast(key, method, numbers) if name and not calls and key in _PARSER_SIGNATURES else None   # (torch's matching)
+    if over is not None and names:    # a signature's own name for a positional argument, given by keyword, is litnn's name
+        given = [n for n, p in params.items() if p.kind is kinds[0]][method:]    # there where torch names that argument only
+        sigs = [s for s in _signatures_of(key) if not s[5]]     # in its overloads (`tensor_split(x, indices=(1,))`)
+        torchs = {p[1] for s in sigs for p in s[1]}
+        for _, sparams, *_ in sigs:
+            for i, n in enumerate(p[1] for p in sparams if not p[5]):
+                if n not in params and n not in spell and i < len(given) and given[i] not in torchs: spell[n] = given[i]
     if not (spell or dt or bools or typed or positional or over) or hasattr(f, '_numpy_names'): return f
     g = _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, most, positional, over)
     functools.update_wrapper(g, f)     # name, docs, and the signature of `f` (through `__wrapped__`)

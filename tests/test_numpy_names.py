@@ -81,3 +81,34 @@ def test_the_wrapper_keeps_name_doc_signature():
     for f, orig in ((litnn.sum, litnn._reductions.sum), (litnn.Tensor.cumsum, None)):
         assert hasattr(f, '__wrapped__') and f.__name__ == f.__wrapped__.__name__ and f.__doc__ == f.__wrapped__.__doc__
         assert inspect.signature(f) == inspect.signature(f.__wrapped__)
+
+
+# keyword names of torch's overloads where litnn's function names that position otherwise (`indices_or_sections`)
+_OVERLOAD_KW = [('tensor_split', {'indices': (1, 3)}), ('tensor_split', {'sections': 3}),
+                ('tensor_split', {'tensor_indices_or_sections': 'T'}), ('hsplit', {'sections': 2}), ('hsplit', {'indices': (1,)}),
+                ('vsplit', {'indices': [1]}), ('vsplit', {'sections': 2}), ('dsplit', {'sections': 2}), ('dsplit', {'indices': (1,)}),
+                ('tensor_split', {'indices_or_sections': 2}), ('tensor_split', {'indices': 2}), ('tensor_split', {'sections': (1,)}),
+                ('hsplit', {'indices_or_sections': 2})]
+
+
+@pytest.mark.parametrize('method', [False, True])
+@pytest.mark.parametrize('name,kw', _OVERLOAD_KW)
+def test_overload_keyword_names_as_torch(name, kw, method):
+    "`torch.tensor_split(x, indices=(1,), dim=-3)` (torchvision's elastic transform): each overload's own keyword is taken, the others refused."
+    def run(lib):
+        x = lib.arange(48.).reshape(2, 4, 6)
+        k = {n: (lib.tensor([1, 3]) if v == 'T' else v) for n, v in kw.items()}
+        if name == 'tensor_split': k['dim'] = -1
+        try: return [t.numpy() for t in (getattr(x, name)(**k) if method else getattr(lib, name)(x, **k))]
+        except Exception as e: return type(e)
+    want, got = run(torch), run(litnn)
+    if isinstance(want, type): assert got is want
+    else: assert len(got) == len(want) and all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def test_addmm_inplace_keyword_names_as_torch():
+    "`x.addmm_(mat1=a, mat2=b)`: torch's names of the positions litnn's in-place method calls `a` and `b`."
+    r = np.random.default_rng(0); x, a, b = r.standard_normal((2, 3)), r.standard_normal((2, 4)), r.standard_normal((4, 3))
+    want = torch.tensor(x).addmm_(mat1=torch.tensor(a), mat2=torch.tensor(b), beta=0.5)
+    got = litnn.tensor(x).addmm_(mat1=litnn.tensor(a), mat2=litnn.tensor(b), beta=0.5)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
