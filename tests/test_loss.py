@@ -523,3 +523,25 @@ def test_bce_with_logits_of_mixed_dtypes_as_torch(dx, dt, red, extra):
         np.testing.assert_allclose(b, a, rtol=rt, atol=rt * np.abs(a).max(), err_msg=name)
     if dx == 'float64' and extra is None:       # the input's gradient is float64 all through, as torch's
         np.testing.assert_allclose(res[1][1][1], res[0][1][1], rtol=1e-14, atol=1e-17)
+
+
+@pytest.mark.parametrize('dt', ['float32', 'float64'])
+@pytest.mark.parametrize('fn', ['smooth_l1_loss', 'huber_loss'])
+@pytest.mark.parametrize('reduction', ['none', 'mean', 'sum'])
+@pytest.mark.parametrize('k', [1.0, 0.5])
+def test_large_piecewise_losses_with_special_values_to_the_bit(dt, fn, reduction, k):
+    "smooth_l1 and huber on 30,000 elements with NaN, infinities, -0.0, subnormals and values at the knee: the loss and the input's gradient are torch's bits (the pieces picked by _where, without where's branch per element)."
+    import numpy as np
+    rng = np.random.default_rng(3)
+    sp = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-39, -1e-39, 0.5, -0.5, 1.0, -1.0, 3.0, -3.0], np.float32)
+    def values():
+        a = np.concatenate([np.tile(sp, 400), rng.standard_normal(20000).astype(np.float32)]); rng.shuffle(a)
+        return a.reshape(200, -1).astype(dt)
+    a, b = values(), values()
+    out = []
+    for L in (litnn, torch):
+        x = L.tensor(a, requires_grad=True)
+        o = getattr(L.nn.functional, fn)(x, L.tensor(b), reduction=reduction, **({'beta': k} if fn == 'smooth_l1_loss' else {'delta': k}))
+        gx, = L.autograd.grad(o.sum() if reduction == 'none' else o, x)
+        out.append([np.ascontiguousarray(t.detach().numpy()).view(np.uint8) for t in (o, gx)])
+    assert all((p == q).all() for p, q in zip(*out))

@@ -4234,6 +4234,7 @@ from ..backend import array_namespace
 from .._tensor import Tensor, _dtype_name
 from .._creation import ones_like
 from .._pointwise import where
+from .. import _pointwise as _pw   # (_pw._where: numpy's where to the bit, without its branch per element)
 from ..autograd.graph import _check_tensors, Op
 from ..autograd.broadcasting import _refuse_integers, _float_dtype, _dispatch, _FLOATING, _FLOAT_AND_DOUBLE
 from .. import amp   # autocast: the `_autocast` hook of the ops below
@@ -4249,9 +4250,9 @@ class _PiecewiseLoss(Op):
         a, b = x._data, y._data
         if a.dtype.name in cls.wide:
             z, k32 = abs(a.astype(np.float32) - b.astype(np.float32)), np.float32(k)
-            return _reduced_array(array_namespace(z).where(z < k32, *cls._pieces(z, k32)).astype(a.dtype), reduction)
+            return _reduced_array(_pw._where(z < k32, *cls._pieces(z, k32)).astype(a.dtype), reduction)
         z = abs(a - b)
-        return _reduced_array(array_namespace(z).where(z < k, *cls._pieces(z, k)), reduction)
+        return _reduced_array(_pw._where(z < k, *cls._pieces(z, k)), reduction)
     @staticmethod
     def backward(ctx, g):
         (x, y), (reduction, k) = ctx.saved_tensors, ctx.o
