@@ -233,13 +233,20 @@ def _extremum(fn, x, dim, keepdim):
     return getattr(return_types, fn)(along.apply(x, dim=dims, keepdim=keepdim))
 
 # %% ../nbs/16_reductions.ipynb #792834b8
-def max(input, dim=None, keepdim=False):
-    "The largest value; along `dim`: (values, indices); with a tensor: `maximum`."
-    return _extremum('max', input, dim, keepdim)
+def max(input, dim=None, keepdim=False, *, other=None):
+    "The largest value; along `dim`: (values, indices); with a tensor (by position, or by torch's name `other`): `maximum`."
+    return _extremum('max', input, *_or_other('max', dim, keepdim, other))
 
-def min(input, dim=None, keepdim=False):
-    "The smallest value; along `dim`: (values, indices); with a tensor: `minimum`."
-    return _extremum('min', input, dim, keepdim)
+def min(input, dim=None, keepdim=False, *, other=None):
+    "The smallest value; along `dim`: (values, indices); with a tensor (by position, or by torch's name `other`): `minimum`."
+    return _extremum('min', input, *_or_other('min', dim, keepdim, other))
+
+def _or_other(fn, dim, keepdim, other):
+    "`max(x, other=y)`: the tensor is the second argument (torch's overload `max(Tensor input, Tensor other)`), alone."
+    if other is None: return dim, keepdim
+    if dim is not None or keepdim: raise TypeError(f"{fn}() received an invalid combination of arguments")
+    return other, False
+
 
 # %% ../nbs/16_reductions.ipynb #1cc23bef
 def _amax(fn, x, dim, keepdim):

@@ -961,3 +961,24 @@ def test_namespaces_hold_what_torch_holds():
     assert litnn.special.i0e(litnn.tensor([1.])).tolist() == pytest.approx(torch.special.i0e(torch.tensor([1.])).tolist())
     assert sorted(n for n in dir(litnn.linalg) if not n.startswith('_') and not isinstance(getattr(litnn.linalg, n), types.ModuleType)) == \
            sorted(n for n in dir(torch.linalg) if not n.startswith('_') and not isinstance(getattr(torch.linalg, n), types.ModuleType))
+
+
+@pytest.mark.parametrize('fn', ['max', 'min'])
+@pytest.mark.parametrize('call', ['f_other', 'm_other', 'f_dim_and_other', 'f_other_keepdim', 'f_other_number', 'grad'])
+def test_max_min_other_keyword_as_torch(fn, call):
+    "`torch.max(x, other=y)` / `x.min(other=y)`: torch's overload (Tensor input, Tensor other) by name, elementwise; with dim or keepdim too: refused."
+    a, b = np.array([[1., 5., -2.], [0., 3., 3.]]), np.array([[3., 2., -2.], [1., -1., 4.]])
+    def run(lib):
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        try:
+            if call == 'f_other': return getattr(lib, fn)(x, other=y).detach().numpy()
+            if call == 'm_other': return getattr(x, fn)(other=y).detach().numpy()
+            if call == 'f_dim_and_other': return getattr(lib, fn)(x, 0, other=y)
+            if call == 'f_other_keepdim': return getattr(lib, fn)(x, other=y, keepdim=True)
+            if call == 'f_other_number': return getattr(lib, fn)(x, other=2.0)
+            getattr(lib, fn)(x, other=y).sum().backward()
+            return np.concatenate([x.grad.numpy(), y.grad.numpy()])
+        except Exception as e: return type(e), str(e).split('\n')[0].replace('litnn', 'torch')
+    want, got = run(torch), run(litnn)
+    if isinstance(want, tuple): assert got == want
+    else: np.testing.assert_array_equal(got, want)
