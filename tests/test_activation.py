@@ -252,3 +252,25 @@ def test_selecting_ops_bits_match_torch_on_large_tensors(case, dtype):
     for u, v in zip(*got): assert u.dtype == v.dtype and np.array_equal(u.view(ints), v.view(ints))
 
 def LF_of(L): return L.nn.functional
+
+
+@pytest.mark.parametrize('dt', ['float32', 'float64'])
+@pytest.mark.parametrize('case', ['prelu_one', 'prelu_channels', 'rrelu_eval', 'rrelu_eval_inplace'])
+def test_large_prelu_and_eval_rrelu_with_special_values_to_the_bit(dt, case):
+    "30,000 elements with NaN, infinities, -0.0 and subnormals (each side picked by _where, without where's branch per element): values and the input's gradient are torch's bits."
+    import numpy as np
+    rng = np.random.default_rng(4)
+    sp = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-39, -1e-39, 0.5, -0.5, 3.0, -3.0], np.float32)
+    a = np.concatenate([np.tile(sp, 500), rng.standard_normal(23000).astype(np.float32)]); rng.shuffle(a)
+    a, g = a.reshape(100, 30, 10).astype(dt), rng.standard_normal((100, 30, 10)).astype(dt)
+    out = []
+    for L in (litnn, torch):
+        x = L.tensor(a, requires_grad=True)
+        F = L.nn.functional
+        if case == 'prelu_one': y = F.prelu(x, L.tensor([0.25], dtype=x.dtype))
+        elif case == 'prelu_channels': y = F.prelu(x, L.tensor(np.linspace(-1, 1, 30).astype(dt)))
+        elif case == 'rrelu_eval': y = F.rrelu(x)
+        else: y = F.rrelu(x.clone(), inplace=True)
+        y.backward(L.tensor(g))
+        out.append([np.ascontiguousarray(t.detach().numpy()).view(np.uint8) for t in (y, x.grad)])
+    assert all((p == q).all() for p, q in zip(*out))

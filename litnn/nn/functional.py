@@ -598,7 +598,7 @@ class PreluKernelBackward0(Op):
     def forward(ctx, x, w):
         ctx.save_for_backward(x, w)
         a = x._data
-        return array_namespace(a).where(a > 0, a, PreluKernelBackward0._slopes(a, w._data) * a)
+        return _where(a > 0, a, PreluKernelBackward0._slopes(a, w._data) * a)    # (_where: where's bits, no branch per element)
     @staticmethod
     def backward(ctx, g):
         x, w = ctx.saved_tensors
@@ -638,11 +638,11 @@ class RreluWithNoiseBackward0(Op):
             if isinstance(g, _TorchRng):     # torch's loop: a double in [lower, upper) for each element <= 0, in order, none for the others
                 noise = np.ones_like(a)
                 noise[drawn] = g.uniform(int(drawn.sum()), np.float64, lower, upper).astype(a.dtype)
-            else: noise = xp.where(drawn, lower + (upper - lower) * g.random(a.shape).astype(a.dtype), xp.ones_like(a))
-        else: noise = xp.where(a > 0, xp.ones_like(a), xp.full_like(a, (lower + upper) / 2))
+            else: noise = _where(drawn, lower + (upper - lower) * g.random(a.shape).astype(a.dtype), xp.ones((), a.dtype))
+        else: noise = _where(a > 0, xp.ones((), a.dtype), xp.full((), (lower + upper) / 2, a.dtype))
         ctx.noise = noise
         if not training and a.dtype.itemsize < 4:    # half, bfloat16: leaky_relu's float arithmetic, the slope not rounded to the dtype
-            return xp.where(a > 0, a, (a.astype(np.float32) * np.float32((lower + upper) / 2)).astype(a.dtype))
+            return _where(a > 0, a, (a.astype(np.float32) * np.float32((lower + upper) / 2)).astype(a.dtype))
         return a * noise
     @staticmethod
     def backward(ctx, g): return _masked(g, ctx.noise)
