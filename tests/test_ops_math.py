@@ -982,3 +982,19 @@ def test_max_min_other_keyword_as_torch(fn, call):
     want, got = run(torch), run(litnn)
     if isinstance(want, tuple): assert got == want
     else: np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize('dt', ['float32', 'float64', 'float16', 'bfloat16'])
+@pytest.mark.parametrize('transposed', [False, True])
+@pytest.mark.parametrize('shape', [(600, 500), (10, 10)])
+def test_sign_with_special_values_to_the_bit(dt, transposed, shape):
+    "sign of NaN (both signs), infinities, -0.0 and subnormals, large (one pass of (a > 0) - (a < 0)) and small: torch's bits, dtype and strides."
+    sp = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-39, -1e-39, 0.5, -0.5], np.float32)
+    n = shape[0] * shape[1]
+    a = np.concatenate([np.tile(sp, n // 24), np.random.default_rng(0).standard_normal(n - n // 24 * 12).astype(np.float32)]).reshape(shape)
+    out = []
+    for L in (litnn, torch):
+        x = L.tensor(a).to(getattr(L, dt))
+        y = L.sign(x.t() if transposed else x)
+        out.append((np.ascontiguousarray(y.float().numpy()).view(np.uint32), tuple(y.stride()), str(y.dtype)))
+    assert (out[0][0] == out[1][0]).all() and out[0][1] == out[1][1] and out[0][2].split('.')[-1] == out[1][2].split('.')[-1]
