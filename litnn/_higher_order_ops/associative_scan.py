@@ -17,16 +17,17 @@ def _slice(t, dim, start=None, end=None, step=1):
 
 def _interleave(a, b, dim=0):
     "a[0], b[0], a[1], b[1], ... along `dim` (a may be one longer than b)."
-    import litnn
+    from litnn._views import cat, stack
+    from litnn._creation import zeros_like
     trunc = a.shape[dim] == b.shape[dim] + 1
-    if trunc: b = litnn.cat([b, litnn.zeros_like(_slice(b if b.shape[dim] else a, dim, 0, 1))], dim)
-    out = litnn.stack([a, b], dim=dim + 1).flatten(dim, dim + 1)
+    if trunc: b = cat([b, zeros_like(_slice(b if b.shape[dim] else a, dim, 0, 1))], dim)
+    out = stack([a, b], dim=dim + 1).flatten(dim, dim + 1)
     return _slice(out, dim, 0, out.shape[dim] - 1) if trunc else out
 
 # %% ../../nbs/reference/torch/higher_order_ops_associative_scan.ipynb #6230ecc1
 def generic_associative_scan(operator, leaves, dim=0, additional_inputs=()):
     "Inclusive scan of the tensors `leaves` along `dim` by recursive doubling, combining pairs with `operator`."
-    import litnn
+    from litnn._views import cat
     def call(*args): return pytree.tree_leaves(operator(*args))
     def _scan(elems):
         n = elems[0].shape[dim]
@@ -35,7 +36,7 @@ def generic_associative_scan(operator, leaves, dim=0, additional_inputs=()):
                          *additional_inputs))
         left = [_slice(e, dim, 0, -1) for e in odd] if n % 2 == 0 else odd
         even = call(*left, *[_slice(e, dim, 2, None, 2) for e in elems], *additional_inputs)
-        even = [litnn.cat([_slice(e, dim, 0, 1), r], dim) if r.numel() > 0 else _slice(e, dim, 0, 1)
+        even = [cat([_slice(e, dim, 0, 1), r], dim) if r.numel() > 0 else _slice(e, dim, 0, 1)
                 for e, r in zip(elems, even)]
         return [_interleave(a, b, dim) for a, b in zip(even, odd)]
     return _scan(list(leaves))
@@ -63,21 +64,22 @@ def _validate_input(cfn, lxs, d, r, cm):
 # %% ../../nbs/reference/torch/higher_order_ops_associative_scan.ipynb #b3175250
 def associative_scan(combine_fn, xs, dim: int, reverse: bool = False, combine_mode: str = "pointwise"):
     "Inclusive scan of the pytree of tensors `xs` along `dim` with the associative `combine_fn(lhs, rhs)`."
-    import litnn
+    from litnn._views import movedim, flip
+    from litnn.func.vmap import vmap
     leaves, spec = pytree.tree_flatten(xs)
     nd = max(leaves[0].ndim, 1)      # as torch: no leaves is an IndexError here, before the checks
     if isinstance(dim, int):
         if not -nd <= dim < nd: raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
         dim = dim % nd
     _validate_input(combine_fn, leaves, dim, reverse, combine_mode)
-    leaves = [litnn.movedim(e, dim, 0) for e in leaves]
-    if reverse: leaves = [litnn.flip(e, [0]) for e in leaves]
+    leaves = [movedim(e, dim, 0) for e in leaves]
+    if reverse: leaves = [flip(e, [0]) for e in leaves]
     fn = combine_fn
     if combine_mode == "generic":
         zeros = pytree.tree_unflatten([0] * len(leaves), spec)
-        fn = litnn.vmap(combine_fn, in_dims=(zeros, zeros), out_dims=0)
+        fn = vmap(combine_fn, in_dims=(zeros, zeros), out_dims=0)
     out = generic_associative_scan(functools.partial(_wrap_combine_fn_flat, combine_fn=fn, spec=spec,
                                                      num_leaves=len(leaves)), leaves)
     out = pytree.tree_unflatten(out, spec)
     if reverse: out = pytree.tree_map(lambda e: e.flip([0]), out)
-    return pytree.tree_map(lambda e: litnn.movedim(e, 0, dim), out)
+    return pytree.tree_map(lambda e: movedim(e, 0, dim), out)
