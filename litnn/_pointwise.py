@@ -747,7 +747,8 @@ def _dleaky_relu(g, x, y, negative_slope=0.01):
     return where(_const(m), g, g * negative_slope) if isinstance(g, Tensor) else _where(m, g, g * negative_slope)
 
 def _dsilu(g, x, y):
-    s = x.sigmoid()                                  # silu = x sigmoid(x)
+    "torch's silu_backward, g s (1 + x (1 - s)) with s = sigmoid(x): tensor operations (recorded) or, on arrays, the same ones without a tensor per step."
+    s = x.sigmoid() if isinstance(x, Tensor) else _sigmoid(array_namespace(x), x)    # silu = x sigmoid(x)
     return g * s * (1 + x * (1 - s))
 
 # %% ../nbs/15b_elementwise_functions.ipynb #f7e36c2d
