@@ -22,4 +22,5 @@ NN_CASES = {
     'layer_norm': (lambda x, w, b: F(x).layer_norm(x, [3], w, b), [randn(4, 3), randn(3), randn(3)]),
     'max_unpool2d': (lambda x: F(x).max_unpool2d(*F(x).max_pool2d(x, 2, return_indices=True), 2), [randn(1, 2, 4, 4)]),
     'interpolate_linear': (lambda x: F(x).interpolate(x, size=(5, 3), mode='bilinear', align_corners=False), [randn(1, 2, 3, 4)]),
+    'silu': (lambda x: F(x).silu(x), [randn(6) * 3]),
 }
