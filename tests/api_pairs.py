@@ -1,6 +1,7 @@
 """Side-by-side helpers for the everyday tensor API tests (creation, sorting, random, shapes):
 run one function in litnn and in torch on the same arrays and compare values, dtypes, grad_fn
 names and input gradients."""
+import warnings
 import numpy as np, pytest
 import litnn
 torch = pytest.importorskip('torch')
@@ -50,3 +51,16 @@ def same_error(f, match=True):
     with pytest.raises(te.type) as le: f(litnn)
     if match: assert str(le.value).replace('litnn', 'torch') == str(te.value).split('\n')[0], (str(le.value), str(te.value))
     return te.type
+
+def outcome(fn, lib):
+    """What `fn(lib)` gives, comparable across the libraries: a tensor's shape, dtype name and values; any other result
+    as it is; an exception's type name and first message line (with litnn's name read as torch's). Warnings are
+    silenced: the tests compare results, not warnings."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            r = fn(lib)
+    except Exception as e: return 'error', type(e).__name__, str(e).split('\n')[0].replace('litnn', 'torch')
+    if isinstance(r, (torch.Tensor, litnn.Tensor)):
+        return tuple(r.shape), str(r.dtype).split('.')[-1], r.tolist()
+    return r

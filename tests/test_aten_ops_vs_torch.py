@@ -1,20 +1,13 @@
 """torch.ops.aten operators (reference/ops) side by side with torch 2.13: values and torch's errors. (aten::index and
 index_put are in test_indexing_vs_torch.py.)"""
-import warnings
 import numpy as np
 import pytest
 import litnn
 
 torch = pytest.importorskip('torch')
+from api_pairs import outcome
 
 
-def _outcome(fn, lib):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            r = fn(lib)
-    except Exception as e: return 'error', type(e).__name__, str(e).split('\n')[0]
-    return tuple(r.shape), str(r.dtype).split('.')[-1], r.tolist()
 
 
 # test_shape_ops.py test_unfold_backward_errors, and the values: unfold's gradient, windows summed back in place
@@ -22,7 +15,7 @@ def _outcome(fn, lib):
                                   ([6], 0, 3, 0), ([6], 0, 3, -1), ([6], 0, -1, 1), ([6], 2, 3, 1)])
 def test_unfold_backward_as_torch(args):
     f = lambda L: L.ops.aten.unfold_backward(L.arange(6.).view(2, 3), *args)
-    assert _outcome(f, litnn) == _outcome(f, torch)
+    assert outcome(f, litnn) == outcome(f, torch)
 
 
 def test_unfold_backward_is_unfolds_gradient():
@@ -33,4 +26,4 @@ def test_unfold_backward_is_unfolds_gradient():
         y.backward(g)
         np.testing.assert_array_equal(L.ops.aten.unfold_backward(g, [2, 5], 1, 3, 1).numpy(), x.grad.numpy())
     f = lambda L: L.ops.aten.unfold_backward(L.arange(24.).view(3, 2, 4), [7, 2], 0, 4, 2)
-    assert _outcome(f, litnn) == _outcome(f, torch)
+    assert outcome(f, litnn) == outcome(f, torch)

@@ -1,27 +1,17 @@
 """x[key] and x[key] = v side by side with torch, for the keys PyTorch's test/test_indexing.py found litnn reading
 differently: 0-d index tensors of every integer dtype (integers, so a view), a 0-d uint8 tensor (a mask, also on a 0-d
 tensor), and aten::index with no index."""
-import warnings
-import numpy as np
 import pytest
 import litnn
 
 torch = pytest.importorskip('torch')
+from api_pairs import outcome
 
 
-def _outcome(fn, lib):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            r = fn(lib)
-    except Exception as e: return 'error', type(e).__name__, str(e).split('\n')[0].replace('litnn', 'torch')
-    if isinstance(r, (torch.Tensor, litnn.Tensor)):
-        return tuple(r.shape), str(r.dtype).split('.')[-1], r.tolist()
-    return r
 
 
 def _same(fn):
-    t, l = _outcome(fn, torch), _outcome(fn, litnn)
+    t, l = outcome(fn, torch), outcome(fn, litnn)
     assert l == t, (l, t)
 
 
