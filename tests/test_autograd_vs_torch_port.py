@@ -492,3 +492,21 @@ def test_set_arguments_as_torchs_overloads(args):
         try: return list(L.zeros(2).set_(*eval(args, dict(o=o))).shape)
         except TypeError as e: return str(e).replace('litnn.', 'torch.').split('\n')[0]      # (torch goes on to say which arguments did not match)
     same(f)
+
+
+@pytest.mark.parametrize('create_graph', [False, True])
+@pytest.mark.parametrize('grads', ['sparse_then_dense', 'dense_then_sparse', 'sparse_then_sparse', 'dense_then_dense'])
+def test_accumulate_grad_mixing_sparse_and_dense(grads, create_graph):
+    # torch's AccumulateGrad adds a dense gradient to a sparse .grad as dense + sparse (a new dense tensor); the rest in
+    # place unless create_graph (test_accumulate_grad_tensor_reference)
+    def f(L):
+        def make(kind, v): return (L.sparse_coo_tensor(L.tensor([[1, 2]]), L.tensor([v, 2 * v]), (3,)) if kind == 'sparse'
+                                   else L.tensor([v, 2 * v, 3 * v]))
+        old, new = grads.split('_then_')
+        p = L.tensor([1.5, 1.5, 0.]).requires_grad_()
+        p.grad = make(old, 1.)
+        saved = p.grad
+        p.backward(make(new, 10.), create_graph=create_graph)
+        g = p.grad.to_dense() if p.grad.is_sparse else p.grad
+        return str(p.grad.layout).replace('litnn.', 'torch.'), g.tolist(), p.grad is saved, p.grad.requires_grad
+    same(f)

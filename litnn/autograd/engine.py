@@ -216,12 +216,14 @@ def _store_grad(t, g, claimed, create_graph):
             t._grad = Tensor._make(out).copy_(g)
             return
         if dt is not None and g._data.dtype != dt: g = Tensor._make(g._data.astype(dt))
-        t._grad = g if t._grad is None else t._grad + g
+        # a sparse .grad and a dense gradient add as dense + sparse, a new tensor (torch's AccumulateGrad: sparse + dense is refused)
+        t._grad = g if t._grad is None else g + t._grad if t._grad.is_sparse and not g.is_sparse else t._grad + g
         return
     g = _as_array(g)       # numpy gives 0-d results as scalars
     if dt is not None and g.dtype != dt: g = g.astype(dt)
     old = t._grad
     if old is None: t._grad = Tensor._make(_obey_layout(g, t._data, _owned(g, claimed)))
+    elif type(old._data) is _SparseArray and type(g) is not _SparseArray: t._grad = Tensor._make(g + old._data)
     else:
         try: old._data += g
         except ValueError:      # (the leaf changed shape with set_ since): torch's `grad += new` errors
