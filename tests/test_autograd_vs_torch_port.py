@@ -510,3 +510,22 @@ def test_accumulate_grad_mixing_sparse_and_dense(grads, create_graph):
         g = p.grad.to_dense() if p.grad.is_sparse else p.grad
         return str(p.grad.layout).replace('litnn.', 'torch.'), g.tolist(), p.grad is saved, p.grad.requires_grad
     same(f)
+
+
+@pytest.mark.parametrize('during', ['enter', 'exit'])
+def test_saved_tensors_hooks_changed_during_backward_do_not_leak(during):
+    # torch runs backward under a copy of the thread's state: a saved_tensors_hooks context entered or left by a hook during
+    # backward is as it was when backward began (test_saved_tensor_hooks_extra_exit_during_bw_no_crash)
+    def f(L):
+        calls = []
+        ctx = L.autograd.graph.saved_tensors_hooks(lambda t: calls.append(1) or t, lambda t: t)
+        x = L.ones(3, requires_grad=True)
+        if during == 'exit': ctx.__enter__()
+        y = x * 1
+        y.register_hook(lambda g: ctx.__enter__() if during == 'enter' else ctx.__exit__())
+        (y * x).sum().backward()
+        n = len(calls)
+        (x * x).sum().backward()       # packs only where the context is open after backward
+        if during == 'exit': ctx.__exit__()
+        return n, len(calls)
+    same(f)

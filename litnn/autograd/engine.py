@@ -9,7 +9,7 @@ from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE, _META_CHANGED, _differentiable, _GRAD_FN
 from ..backend import _by_np, _type_name
 from .broadcasting import _summed_dims
-from .graph import AccumulateGrad, Node, Op, _edge, _plain_node, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error
+from .graph import AccumulateGrad, Node, Op, _edge, _plain_node, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error, _saved_hooks, _restore_saved_hooks
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLAP, _dense, _check_partial_overlap
 from ..backend import _writeable_alias
@@ -303,6 +303,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     prev, _Mode.grad = _Mode.grad, create_graph
     prev_task, _graph_task.current = _graph_task.current, (next(_task_ids), order, needed)
+    hooks = _saved_hooks.stack[:]              # (restored after: see _restore_saved_hooks)
     anomaly, node = _Mode.anomaly, None
     prof = _Mode.profiler      # a profile recording (reference/backprop/profiler): each node's backward is an event
     watched = capture is not None or needed is not None or prof is not None    # one test per node when none is
@@ -369,6 +370,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
         raise
     finally:
         _Mode.grad, _graph_task.current = prev, prev_task
+        if _saved_hooks.stack != hooks: _restore_saved_hooks(hooks)
         _final_callbacks.pop()
         quiet.__exit__(None, None, None)
     return captured

@@ -485,6 +485,12 @@ class saved_tensors_hooks:
         _saved_hooks.stack.pop()
         with _lock: _Mode.packing -= 1
 
+def _restore_saved_hooks(stack):
+    """Put this thread's saved-tensor hooks back to `stack`, as they were when a backward began: torch runs backward under a copy
+    of the thread's state, so a hook that enters or leaves a context during backward changes nothing after it."""
+    with _lock: _Mode.packing += len(stack) - len(_saved_hooks.stack)
+    _saved_hooks.stack[:] = stack
+
 # %% ../../nbs/35a_saved_tensor_hooks.ipynb #77ffc8ba
 class save_on_cpu(saved_tensors_hooks):
     "Context manager: saved tensors are kept on the CPU and moved back to their device for backward."
