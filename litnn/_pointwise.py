@@ -39,6 +39,10 @@ def _where(c, a, b):
     infinities and -0.0 pass unchanged; dtype, shape and strides are where's."""
     xp = array_namespace(c)
     if xp is not np or c.size < 4096 or c.dtype != np.bool_: return xp.where(c, a, b)
+    if (type(a) is np.ndarray and a.shape == c.shape and a.dtype.kind in 'fiu' and a.itemsize in (2, 4, 8)
+            and type(b) in (int, float) and b == 0 and not np.signbit(b)):    # where(c, a, 0), a gradient masked: +0 is all zero bits, so a & m alone
+        u = np.dtype(f'u{a.itemsize}')
+        return np.bitwise_and(a.view(u), np.negative(c.astype(u))).view(a.dtype)
     dt = np.result_type(a, b)                        # (numbers as where takes them: weak, NEP 50)
     if dt.kind not in 'fiu' or dt.itemsize not in (2, 4, 8): return np.where(c, a, b)
     u, shape = np.dtype(f'u{dt.itemsize}'), np.broadcast_shapes(c.shape, np.shape(a), np.shape(b))
@@ -48,13 +52,11 @@ def _where(c, a, b):
     return r.view(dt)
 
 def _masked(g, m):
-    "Gradient `g` where bool array `m` holds and exactly 0 elsewhere, even where `g` is NaN or inf (torch's `where`/`masked_fill`); for weights `m`, `g * m`. Recorded for higher order when `g` is a tensor."
+    """Gradient `g` where bool array `m` holds and exactly +0 elsewhere, even where `g` is NaN, infinite or negative
+    (torch's `where`/`masked_fill`: `g * m` would leave -0.0 where g < 0); for weights `m`, `g * m`. Recorded for higher
+    order when `g` is a tensor."""
     if isinstance(g, Tensor): return where(_const(m), g, 0.) if m.dtype == np.bool_ else g * _const(m.astype(g._data.dtype))
-    out = g * m
-    if m.dtype != np.bool_: return out
-    xp = array_namespace(g)     # g * m is faster still: take it when it has no NaN or inf (a finite dot says so)
-    flat = out.reshape(-1)
-    return out if xp.isfinite(xp.dot(flat, flat)) else _where(m, g, 0)
+    return _where(m, g, 0) if m.dtype == np.bool_ else g * m
 
 
 # %% ../nbs/15_elementwise_ops.ipynb #6003a0cf

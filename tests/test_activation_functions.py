@@ -209,3 +209,29 @@ def test_numpy_scalar_parameters_are_numbers(name, kw):
     l, t = getattr(LF, name)(litnn.tensor(x), **kw), getattr(TF, name)(torch.tensor(x), **kw)
     assert str(l.dtype).split('.')[1] == str(t.dtype).split('.')[1] == 'float32'
     np.testing.assert_allclose(l.numpy(), t.numpy(), rtol=1e-6, atol=1e-7)
+
+
+MASKED_GRADS = [('relu', {}), ('relu6', {}), ('hardtanh', {}), ('hardtanh', {'min_val': -2., 'max_val': 0.5}),
+                ('threshold', {'threshold': 0.3, 'value': -2.}), ('hardshrink', {}), ('softshrink', {}), ('hardsigmoid', {})]
+
+@pytest.mark.parametrize('name,kw', MASKED_GRADS, ids=[f"{n}-{'-'.join(map(str, k.values()))}" for n, k in MASKED_GRADS])
+@pytest.mark.parametrize('n', [9, 5000])
+def test_masked_gradients_have_torchs_signed_zeros(name, kw, n):
+    "Where the input is outside the active range the gradient is +0.0 even for a negative, infinite or NaN incoming"
+    "gradient (torch's where/masked_fill), and -0.0 passes where it is inside: the same bits as torch, small and large."
+    rng = np.random.default_rng(3)
+    for dtype in ('float32', 'float64'):
+        a = rng.normal(scale=4, size=n).astype(dtype)
+        a[:9] = [-5., -1., -0.5, 0., 0.25, 0.5, 2., 6., 7.]
+        finite = -np.abs(rng.normal(size=n)).astype(dtype)
+        finite[::7] = -0.0
+        special = finite.copy()
+        special[1::11], special[2::13] = np.inf, np.nan
+        for g in (finite, special):
+            outs = []
+            for lib, F in ((litnn, LF), (torch, TF)):
+                x = lib.tensor(a, requires_grad=True)
+                getattr(F, name)(x, **kw).backward(lib.tensor(g))
+                outs.append(x.grad.numpy())
+            u = 'u4' if dtype == 'float32' else 'u8'
+            np.testing.assert_array_equal(outs[0].view(u), outs[1].view(u))
