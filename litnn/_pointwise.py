@@ -3573,7 +3573,7 @@ def _triangle_(name):
             if alias is not None:
                 xp = array_namespace(a)
                 keep = (xp.tril if name == 'tril_' else xp.triu)(xp.ones(a.shape[-2:], bool), diagonal)
-                xp.copyto(alias, 0, where=xp.broadcast_to(~keep, a.shape))
+                xp.copyto(alias, xp.zeros((), a.dtype), where=xp.broadcast_to(~keep, a.shape))
                 _bump(self)
                 return self
         return back(self, diagonal)
