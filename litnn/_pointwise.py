@@ -3518,7 +3518,7 @@ from ._tensor import Tensor, _LEGACY, _bump, _int_arg
 from .autograd.grad_mode import _Mode
 from .autograd.graph import _check_tensors, _check_broadcast, Op, _needs
 from .autograd.broadcasting import _refuse_integers, _can_cast, _cast_refused, _shape
-from .autograd.engine import _inplace, _cast_checked_first, _repeats
+from .autograd.engine import _inplace, _cast_checked_first, _repeats, _check_overlap
 from ._creation import _function
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #824f247b
@@ -3562,6 +3562,19 @@ def _later(base):
 for _n in ('square', 'tril', 'triu', 'remainder', 'floor_divide'):   # the op's own node (PowBackward0...), as torch's
     setattr(Tensor, _n + '_', _inplace_form(_later(_n), _n))
 
+def _batch_in_place(t):
+    """Does torch's tril_/triu_ write tensor `t` in place (its checkTrilTriuBatchContiguous)? Up to 3 dims always; beyond,
+    only if the batch dims step as a contiguous batch of matrices (the first may be expanded or of size 1). Otherwise its
+    kernel works on a copy and copies back, and that copy refuses an expanded tensor."""
+    if t.dim() <= 3: return True
+    s, n = t.stride(), t.shape
+    expected = n[-1] * n[-2]
+    for i in range(t.dim() - 3, -1, -1):
+        if i == 0 and (s[0] == 0 or n[0] == 1): continue
+        if s[i] != expected: return False
+        expected *= n[i]
+    return True
+
 def _triangle_(name):
     "tril_/triu_: torch's kernel writes only the zeros, so an expanded tensor is written through the memory its rows share."
     back = getattr(Tensor, name)     # (above) everything but an expanded tensor's in-place write
@@ -3569,6 +3582,7 @@ def _triangle_(name):
         diagonal = _int_arg(diagonal, "diagonal", name, 1)
         a, base = self._data, self._base
         if base is not None and _repeats(a) and not (_Mode.grad and (self._requires_grad or base._requires_grad)):
+            if not _batch_in_place(self): _check_overlap(a)
             alias = _writeable_alias(a, base._data)
             if alias is not None:
                 xp = array_namespace(a)
