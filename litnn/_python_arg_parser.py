@@ -2646,22 +2646,27 @@ _FAST = {'Tensor': (Tensor,), 'Scalar': (builtins.int, builtins.float, builtins.
 def _overload_fast(key, method, numbers):
     """For the wrapper of `key` (a name of `_PARSER_SIGNATURES`): the Python types some signature takes at each position
     (after a method's self) and for each keyword, so that a call made of them goes straight to the function; torch's
-    matching decides only for the others, and for a call the function refuses."""
-    pos, kws, spread = [], {}, False
+    matching decides only for the others, and for a call the function refuses. Also, for each keyword, the most
+    positional arguments a signature that has it takes: `x.sort(0, stable=True)` gives types some signature takes, but
+    `stable` is keyword-only in the one signature that has it, so no signature takes the call."""
+    pos, kws, spread, most = [], {}, False, {}
     for name, params, *_ in _signatures_of(key):
-        i = 0
+        i, n_pos = 0, builtins.sum(not p[5] for p in params)
         spread |= len(params) > 0 and params[0][6].endswith('IntArrayRef') and builtins.sum(not p[5] for p in params) == 1
         for shown, n, none, size, default, kw, t in params:
             ok = builtins.set(_FAST.get(t, ())) | ({builtins.int} if size or t.endswith('ArrayRef') and len(params) == 1 else builtins.set())
             if t == 'Tensor' and numbers: ok |= {builtins.int, builtins.float, builtins.bool}
             if none: ok.add(type(None))
-            for k in (n, *_NUMPY_NAMES.get(n, ())): kws.setdefault(k, builtins.set()).update(ok)
+            for k in (n, *_NUMPY_NAMES.get(n, ())):
+                kws.setdefault(k, builtins.set()).update(ok)
+                most[k] = builtins.max(most.get(k, 0), n_pos)
             if kw: continue
             if i == len(pos): pos.append(builtins.set())
             pos[i] = pos[i] | ok
             i += 1
     if spread: pos += [{builtins.int}] * (32 - len(pos))     # (a list of ints given spread: `x.view(2, 3, 4)`)
-    return key, builtins.tuple(builtins.frozenset(p) for p in pos), {k: builtins.frozenset(v) for k, v in kws.items()}
+    if spread: most = {k: 32 for k in most}
+    return key, builtins.tuple(builtins.frozenset(p) for p in pos), {k: builtins.frozenset(v) for k, v in kws.items()}, most
 
 _WRAPPERS = {'litnn._python_arg_parser', 'litnn.overrides'}
 
@@ -2749,6 +2754,7 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
             if fast and kwargs:
                 for k, v in kwargs.items():
                     if type(v) not in over[2].get(k, ()) and not (isinstance(v, Tensor) and Tensor in over[2].get(k, ())) or type(v) is int and not -0x8000000000000000 <= v <= 0x7fffffffffffffff: fast = False; break
+                    if len(args) - method > over[3].get(k, 0): fast = False; break    # (no signature with this keyword takes so many positional arguments)
             if not fast and not _from_litnn() and (e := _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers)) is not None: raise e
             if not fast and not foreign: foreign = builtins.any(_foreign(a) for a in (*args, *kwargs.values()))
         if kwargs and not spell.keys().isdisjoint(kwargs):

@@ -199,3 +199,17 @@ def test_tables_are_the_generators_output_for_this_torch():
     assert pt.nn_table({op for side, op, _ in P._FUNCTIONAL_CALLS.values() if side == 'nn'}) == P._NN_PARSER_TYPES
     assert pt.signatures() == P._PARSER_SIGNATURES
     assert pt.f_cpp() == P._F_CPP
+
+
+@pytest.mark.parametrize('call', [
+    lambda L, x: x.sort(0, stable=True), lambda L, x: x.sort(0, True, stable=True), lambda L, x: L.sort(x, 0, stable=True),
+    lambda L, x: x.sort(stable=True, dim=0), lambda L, x: x.argsort(0, stable=True), lambda L, x: L.argsort(x, 0, True, stable=True),
+    lambda L, x: L.sort(x, stable=True), lambda L, x: x.sort(-1, True), lambda L, x: L.argsort(x, stable=True, descending=True)])
+def test_keyword_only_in_its_signature(call):
+    "sort's `stable` is keyword-only in the one signature that has it (dim, descending then by keyword too): a call"
+    "with dim given by position and stable is one no signature takes, a TypeError in torch's words; the others run."
+    outs = []
+    for L in (torch, litnn):
+        try: outs.append(('ok', call(L, L.tensor([3., 1., 2., 1.]))[0].tolist()))
+        except TypeError as e: outs.append(('TypeError', str(e).split('\n')[0].replace('litnn', 'torch')))
+    assert outs[0] == outs[1], outs
