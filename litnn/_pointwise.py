@@ -40,11 +40,14 @@ def _where(c, a, b):
     xp = array_namespace(c)
     if xp is not np or c.size < 4096 or c.dtype != np.bool_: return xp.where(c, a, b)
     if (type(a) is np.ndarray and a.shape == c.shape and a.dtype.kind in 'fiu' and a.itemsize in (2, 4, 8)
-            and type(b) in (int, float) and b == 0 and not np.signbit(b)):    # where(c, a, 0), a gradient masked: +0 is all zero bits, so a & m alone
+            and (type(b) is int or type(b) is float and a.dtype.kind == 'f') and b == 0 and not np.signbit(b)):    # where(c, a, 0), a gradient masked: +0 is all zero bits, so a & m alone (integer a with 0.0: float64, not here)
         u = np.dtype(f'u{a.itemsize}')
         return np.bitwise_and(a.view(u), np.negative(c.astype(u))).view(a.dtype)
     dt = np.result_type(a, b)                        # (numbers as where takes them: weak, NEP 50)
     if dt.kind not in 'fiu' or dt.itemsize not in (2, 4, 8): return np.where(c, a, b)
+    if dt.itemsize == 8:        # 8-byte values on a mask within 10% of uniform: where's loop predicts its branch, and is faster
+        n = int(np.count_nonzero(c))
+        if min(n, c.size - n) * 10 < c.size: return np.where(c, a, b)
     u, shape = np.dtype(f'u{dt.itemsize}'), np.broadcast_shapes(c.shape, np.shape(a), np.shape(b))
     a, b = (np.broadcast_to(np.asarray(v, dt), shape).view(u) for v in (a, b))
     m = np.negative(np.broadcast_to(c, shape).astype(u))
@@ -472,6 +475,9 @@ _ERFC_R = (5.64189583547755073984E-1, 1.27536670759978104416E0, 5.01905042251180
 _ERFC_S = (1., 2.26052863220117276590E0, 9.39603524938001434673E0, 1.20489539808096656605E1, 1.70814450747565897222E1, 9.60896809063285878198E0, 3.36907645100081516050E0)
 
 def _poly(x, cs):
+    if getattr(x, 'size', 0) >= 256:    # one compiled loop where numba runs (36_fused_kernels), numpy's bits: not 2 passes a coefficient
+        fast = fused.poly(x, cs)
+        if fast is not None: return fast
     r = cs[0]
     for c in cs[1:]: r = r * x + c
     return r
@@ -479,12 +485,17 @@ def _poly(x, cs):
 def _erf(xp, a):
     "erf on arrays: x T(x²)/U(x²) for |x| <= 1, else 1 - e^(-x²) P(|x|)/Q(|x|) (R/S beyond 8)."
     if a.dtype.itemsize < 4: return _erf(xp, a.astype(np.float32)).astype(a.dtype)   # the coefficients overflow float16
-    x = xp.minimum(xp.abs(a), 10)                     # erf(10) is 1 to double precision
+    x = _clip(xp, xp.abs(a), None, 10)                # erf(10) is 1 to double precision
     z = x * x
-    near = a * _poly(xp.minimum(z, 1), _ERF_T) / _poly(xp.minimum(z, 1), _ERF_U)
-    xc = xp.maximum(x, 1)
-    erfc = xp.exp(-z) * xp.where(xc < 8, _poly(xc, _ERFC_P) / _poly(xc, _ERFC_Q), _poly(xc, _ERFC_R) / _poly(xc, _ERFC_S))
-    return xp.where(x <= 1, near, xp.sign(a) * (1 - erfc))
+    zc = _clip(xp, z, None, 1)                        # (numbers against maximum/minimum, where and sign of a mixed
+    near = a * _poly(zc, _ERF_T) / _poly(zc, _ERF_U)  # mask: numpy's slow loops, 25x torch before; the same bits)
+    return _where(x <= 1, near, xp.copysign(1 - xp.exp(-z) * _erfc_scaled(xp, _clip(xp, x, 1, None)), a))
+
+def _erfc_scaled(xp, x):
+    "e^(x²) erfc(x) for x >= 1 (or NaN): P(x)/Q(x), R(x)/S(x) from 8 on (computed only if some x is that large)."
+    r = _poly(x, _ERFC_P) / _poly(x, _ERFC_Q)
+    far = ~(x < 8)
+    return _where(far, _poly(x, _ERFC_R) / _poly(x, _ERFC_S), r) if far.any() else r
 
 # %% ../nbs/15a_erf_and_gelu.ipynb #c0e1a002
 _ERF32_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06, -5.69250639462346e-05,
@@ -712,6 +723,13 @@ def _max0(xp, a):
     # numpy 2.4's maximum of an array and a scalar runs a loop that is not vectorised (3-5x slower on a large float array
     # than against an array); zeros of the array's own layout take the vectorised one, and the tie rule is the same
     return xp.maximum(xp.zeros_like(a) if xp is np and a.dtype.kind == 'f' and a.size >= 4096 else 0, a)
+def _leaky_relu(xp, a, negative_slope=0.01):
+    """a where a > 0, else a times the slope: for a slope in (0, 1) the larger of a and a times it, for a slope over 1 the
+    smaller (the same bits, NaN payloads too, in one pass without a mask)."""
+    if xp is np and a.dtype.kind == 'f' and a.size >= 4096 and isinstance(negative_slope, (int, float)) and negative_slope > 0:
+        if negative_slope < 1: return np.maximum(a, a * negative_slope)    # (a * slope rounds no further from 0 than a)
+        if negative_slope > 1: return np.minimum(a, a * negative_slope)    # (a * slope no nearer to 0; inf where it overflows)
+    return _where(a > 0, a, a * negative_slope)
 def _rounding(name):
     "A rounding function on arrays that keeps integers as they are (numpy would make them float); complex numbers refuse."
     def f(xp, a, **kw):
@@ -780,7 +798,7 @@ _UNARY = dict(  # name: (grad_fn, forward on arrays, gradient from (g, x, y) in 
     sigmoid    = ('SigmoidBackward0',    _sigmoid,                     _dsigmoid,                             'y', True),
     erf        = ('ErfBackward0',        _erf,                         lambda g, x, y: _2SPI * (-(x * x)).exp() * g, 'x', True),
     silu       = ('SiluBackward0',       _silu,                        _dsilu,                                'x', True),
-    leaky_relu = ('LeakyReluBackward0',  lambda xp, a, negative_slope=0.01: _where(a > 0, a, a * negative_slope), _dleaky_relu, 'x', True),
+    leaky_relu = ('LeakyReluBackward0',  _leaky_relu,                  _dleaky_relu,                          'x', True),
     relu       = ('ReluBackward0',       _relu,                        _drelu, 'y', False),   # NaN passes g, as torch
     abs        = ('AbsBackward0',        lambda xp, a: xp.hypot(a.real, a.imag) if a.dtype.kind == 'c' else xp.abs(a),   # |z|: hypot, as torch (numpy's complex abs can be 1 ulp off)
                   lambda g, x, y: g * x.sgn(),           'x', False),   # sgn: sign, or z/|z| (17d_complex_numbers)
@@ -1493,16 +1511,14 @@ def _in_memory_order(xp, f, a):
 def _erfc(xp, a):
     "erfc on arrays: 1 - erf(x) for |x| < 1, else e^(-x²) P(|x|)/Q(|x|) (R/S past 8), reflected for x < 0."
     if a.dtype.itemsize < 4: return _erfc(xp, a.astype(np.float32)).astype(a.dtype)
-    if a.ndim != 1: return _in_memory_order(xp, _erfc, a)     # (masks index 1-D arrays)
-    out, x = xp.empty_like(a), xp.abs(a)
-    near = x < 1                                      # (NaN goes to the tail, which keeps it)
-    out[near] = 1 - _erf(xp, a[near])
-    far, xf = ~near, xp.minimum(x[~near], 30)         # erfc(30) is 0 in double precision
+    x = xp.abs(a)                                     # both pieces on every element, picked by _where: indexing by masks
+    z = _clip(xp, x * x, None, 1)                     # and where's loop on a mixed mask made this 40x torch
+    near = 1 - a * _poly(z, _ERF_T) / _poly(z, _ERF_U)    # 1 - erf(a) below 1 (_erf's piece there)
+    xf = _clip(xp, x, 1, 30)                          # erfc(30) is 0 in double precision
     m = xp.floor(xf * 16 + 0.5) / 16
     e = xp.exp(-m * m) * xp.exp(-(xf - m) * (xf + m))  # e^(-x²) without the rounding of x*x
-    tail = e * xp.where(xf < 8, _poly(xf, _ERFC_P) / _poly(xf, _ERFC_Q), _poly(xf, _ERFC_R) / _poly(xf, _ERFC_S))
-    out[far] = xp.where(a[far] < 0, 2 - tail, tail)
-    return out
+    tail = e * _erfc_scaled(xp, xf)
+    return _where(x < 1, near, _where(a < 0, 2 - tail, tail))     # (NaN goes to the tail, which keeps it)
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #cdab5a42
 _GILES_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
@@ -1527,13 +1543,13 @@ def _erfinv(xp, a):
     t = xp.abs(a)
     with np.errstate(all='ignore'):
         w = -xp.log((1 - t) * (1 + t))
-        z = t * xp.where(w < 5, _poly(w - 2.5, _GILES_SMALL), _poly(xp.sqrt(w) - 3, _GILES_LARGE))
+        z = t * _where(w < 5, _poly(w - 2.5, _GILES_SMALL), _poly(xp.sqrt(w) - 3, _GILES_LARGE))
         far = w > 16                          # |t| > 1 - 1e-7, beyond Giles' range: erfc's asymptotics instead
         L = -xp.log(1 - t[far])
         z[far] = xp.sqrt(L - 0.5 * math.log(math.pi) - 0.5 * xp.log(L))
         z = _halley(xp, _halley(xp, z, t), t)
         if far.any(): z[far] = _halley(xp, z[far], t[far])
-        z = xp.where(t == 1, np.inf, xp.where(t > 1, np.nan, z))
+        z = _where(t == 1, np.inf, _where(t > 1, np.nan, z))
     return xp.copysign(z, a)
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #b25b16f3
@@ -1684,6 +1700,14 @@ class NanToNumBackward0(Op):
     def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
         ctx.save_for_backward(x)
         a, xp = x._data, array_namespace(x._data)
+        if xp is np and a.dtype.kind == 'f' and a.size >= 4096:     # numpy's nan_to_num: a copy, three masks and three copyto
+            big = np.finfo(a.dtype).max                              # (0.23 ms for 300,000 float32): a clip and one mask
+            out = _clip(np, a, -big, big)                            # (infinities to the extremes; NaN kept)
+            if posinf is not None: np.copyto(out, posinf, where=a == np.inf)
+            if neginf is not None: np.copyto(out, neginf, where=a == -np.inf)
+            nans = a != a
+            if nans.any(): np.copyto(out, nan, where=nans)
+            return out
         if a.dtype.kind != 'V':    # numpy's floats; bfloat16 (ml_dtypes) is a kind numpy's nan_to_num does not know: by hand
             return xp.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
         big = finfo(x.dtype).max
@@ -1692,8 +1716,8 @@ class NanToNumBackward0(Op):
         return xp.where(out == -xp.inf, a.dtype.type(-big if neginf is None else neginf), out)
     @staticmethod
     def backward(ctx, g):
-        a = ctx.saved_tensors[0]._data
-        return _masked(g, array_namespace(a).isfinite(a))
+        a = ctx.saved_tensors[0]._data      # torch's formula, grad * isfinite(self): -0.0 and NaN where g is negative or NaN
+        return _masked(g, array_namespace(a).isfinite(a).astype(a.dtype))
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     "NaN replaced by `nan`, +inf by `posinf`, -inf by `neginf` (default: the dtype's extreme finite values)."
@@ -1835,10 +1859,25 @@ def _xlogy(xp, a, b):
 def _dxlogy(g, x, y, z): return where((x == 0) & (y <= 0), 0., xlogy(g, y))
 
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #624124a1
+def _log1p_exp(xp, v):
+    """log(1 + e^v) as torch's float kernels compute it, exp then log1p, each rounded to the dtype; float32 through float64
+    (numpy's float32 exp and log1p are a few ulps off where the float64 ones, rounded once, mostly give torch's value).
+    numpy's logaddexp, which softplus and mish called, runs libm's scalar functions: 6 ms for 300,000 floats, 13x torch."""
+    with np.errstate(over='ignore'):
+        if xp is np and v.dtype == np.float32:
+            return np.log1p(np.exp(v, dtype=np.float64).astype(np.float32), dtype=np.float64).astype(np.float32)
+        return xp.log1p(xp.exp(v))
+
 def _logaddexp(xp, a, b):
-    """log(e^a + e^b); for complex numbers (numpy has none) torch's CPU kernel: the one with the larger real part taken
+    """log(e^a + e^b) by torch's formula, max(a, b) + log1p(e^-|a - b|), equal infinities giving themselves (half precision:
+    numpy's logaddexp); for complex numbers (numpy has none) torch's CPU kernel: the one with the larger real part taken
     out, a NaN in either giving NaN, and two equal infinite real parts apart (-inf: the smaller, +inf: log(e^a + e^b))."""
-    if a.dtype.kind != 'c': return xp.logaddexp(a, b)
+    if a.dtype.kind != 'c':
+        if a.dtype not in (np.float32, np.float64): return xp.logaddexp(a, b)
+        with np.errstate(invalid='ignore'):
+            r = xp.maximum(a, b) + _log1p_exp(xp, -xp.abs(a - b))
+            same = (a == b) & xp.isinf(a)
+        return _where(same, a, r) if same.any() else r
     first = a.real < b.real                        # torch's (min, max): (a, b) when a's real part is smaller, else (b, a)
     lo, hi = xp.where(first, a, b), xp.where(first, b, a)
     with np.errstate(all='ignore'):
@@ -2862,7 +2901,7 @@ def _lgamma_series(xp, e, near_one):
     s = e * _LGAMMA_SERIES[-1]
     for c in _LGAMMA_SERIES[-2::-1]: s = e * (c + s)
     s = e * (1 - _EULER + s)
-    return xp.where(near_one, s - xp.log1p(e), s)
+    return _where(near_one, s - xp.log1p(e), s)
 
 def _stirling(xp, x):
     "lgamma(x) for x >= 13."
@@ -2873,16 +2912,16 @@ def _stirling(xp, x):
 # %% ../nbs/reference/special.ipynb #1f5b00cd
 def _lgamma_positive(xp, x):
     "lgamma on arrays for x >= 1/2 (inf and NaN pass through)."
-    small = xp.where(x < 13, x, 2.)
+    small = _where(x < 13, x, 2.)
     prod = xp.ones_like(x)
     for _ in range(11):                         # lgamma(x) = log((x-1)...(x-n)) + lgamma(x-n), x-n in [1.5, 2.5)
         down = small >= 2.5
         if not down.any(): break
-        small = xp.where(down, small - 1, small)
-        prod = prod * xp.where(down, small, 1)
-    e = xp.where(small < 1.5, small - 1, small - 2)
+        small = _where(down, small - 1, small)
+        prod = prod * _where(down, small, 1)
+    e = _where(small < 1.5, small - 1, small - 2)
     near = xp.log(prod) + _lgamma_series(xp, e, small < 1.5)
-    return xp.where(x < 13, near, _stirling(xp, xp.where(x < 13, 13., x)))
+    return _where(x < 13, near, _stirling(xp, _where(x < 13, 13., x)))
 
 def _lgamma(xp, a):
     "log |Γ(a)| on arrays; reflection below 1/2, inf at the poles."
@@ -2890,9 +2929,9 @@ def _lgamma(xp, a):
     with np.errstate(all='ignore'):
         reflect = x < 0.5
         r = x - xp.round(x)                     # sin(πx) from the nearest integer: exact reduction
-        pos = _lgamma_positive(xp, xp.where(reflect, 1 - x, x))
-        out = xp.where(reflect, math.log(math.pi) - xp.log(xp.abs(xp.sin(math.pi * r))) - pos, pos)
-        out = xp.where((reflect & (r == 0)) | xp.isinf(x), np.inf, out)
+        pos = _lgamma_positive(xp, _where(reflect, 1 - x, x))
+        out = _where(reflect, math.log(math.pi) - xp.log(xp.abs(xp.sin(math.pi * r))) - pos, pos)
+        out = _where((reflect & (r == 0)) | xp.isinf(x), np.inf, out)
     return out.astype(a.dtype)
 
 # %% ../nbs/reference/special.ipynb #a7538007
@@ -2903,17 +2942,17 @@ def _digamma(xp, a):
     x = a.astype(np.float64)
     with np.errstate(all='ignore'):
         neg = x < 0
-        y = xp.where(neg, 1 - x, x)
+        y = _where(neg, 1 - x, x)
         acc = xp.zeros_like(y)
         for _ in range(10):
             up = y < 10
-            acc = acc - xp.where(up, 1 / xp.where(up, y, 1), 0)
-            y = xp.where(up, y + 1, y)
+            acc = acc - _where(up, 1 / _where(up, y, 1), 0)
+            y = _where(up, y + 1, y)
         z, s = 1 / (y * y), _PSI[-1]
         for c in _PSI[-2::-1]: s = c + z * s
         psi = acc + xp.log(y) - 0.5 / y - z * s
-        psi = xp.where(neg, psi - math.pi / xp.tan(math.pi * (x - xp.trunc(x))), psi)
-        psi = xp.where(x == 0, xp.copysign(np.inf, -x), xp.where(neg & (x == xp.trunc(x)), np.nan, psi))
+        psi = _where(neg, psi - math.pi / xp.tan(math.pi * (x - xp.trunc(x))), psi)
+        psi = _where(x == 0, xp.copysign(np.inf, -x), _where(neg & (x == xp.trunc(x)), np.nan, psi))
     return psi.astype(a.dtype)
 
 def _trigamma(xp, x):
@@ -2923,12 +2962,12 @@ def _trigamma(xp, x):
     pi = d(math.pi)
     reflect = x < 0.5
     s = xp.sin(pi * x)
-    out = xp.where(reflect, -(pi * pi) / (s * s), d(0))
-    x = xp.where(reflect, 1 - x, x)
+    out = _where(reflect, -(pi * pi) / (s * s), d(0))
+    x = _where(reflect, 1 - x, x)
     for _ in range(6): out, x = out + 1 / (x * x), x + 1
     ixx = 1 / (x * x)
     out = out + (1 + 1 / (2 * x) + ixx * (d(1) / 6 - ixx * (d(1) / 30 - ixx * (d(1) / 42)))) / x
-    return xp.where(reflect, -out, out)
+    return _where(reflect, -out, out)
 
 def _polygamma(xp, a, n):
     "ψ⁽ⁿ⁾(a) on arrays, n >= 0."

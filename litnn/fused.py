@@ -8,7 +8,7 @@ import contextlib, functools, math, os, warnings, numpy as np
 
 # %% auto #0
 __all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'relu_backward',
-           'fma_into', 'sub_scaled', 'softmax', 'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss',
+           'fma_into', 'sub_scaled', 'poly', 'softmax', 'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss',
            'nll_loss_backward']
 
 # %% ../nbs/36_fused_kernels.ipynb #68254422
@@ -304,6 +304,29 @@ def sub_scaled(a, c, b):
     if kernel is None: return False
     kernel(a.reshape(-1), a.dtype.type(c), b.reshape(-1))
     return True
+
+# %% ../nbs/36_fused_kernels.ipynb #6ace7623
+def _poly_blocks(x, cs, out):
+    "out = cs[0] x^n + ... + cs[n] by Horner's rule for 1-D `x`, every product and sum rounded in x's dtype, 512 elements at a time."
+    n, m = x.size, cs.size
+    c0, c1 = cs[0], cs[1]
+    for s in range(0, n, 512):
+        xb, ob = x[s:s + 512], out[s:s + 512]      # (indices from 0 in a block: numba drops its wraparound test and vectorises)
+        for i in range(xb.size): ob[i] = c0 * xb[i] + c1
+        for k in range(2, m):
+            c = cs[k]
+            for i in range(xb.size): ob[i] = ob[i] * xb[i] + c
+_poly_blocks.exact = True
+
+def poly(x, cs):
+    """The polynomial with coefficients `cs` (highest power first, at least two) at float32 or float64 array `x`, in one
+    loop (laid out as `x`); None where the kernels are off or do not take `x`."""
+    if type(x) is not np.ndarray or len(cs) < 2 or not (x.flags.c_contiguous or x.flags.f_contiguous): return None
+    kernel = compiled(_poly_blocks) if _fits(x.ravel(order='K')) else None
+    if kernel is None: return None
+    out = np.empty_like(x)
+    kernel(x.ravel(order='K'), np.array(cs, x.dtype), out.ravel(order='K'))
+    return out
 
 # %% ../nbs/36_fused_kernels.ipynb #42dcb48e
 def _add_relu(x, b, out):

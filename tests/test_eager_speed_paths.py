@@ -112,3 +112,127 @@ def test_gpt_sized_loss_and_second_derivative(kernels):
     close(lg, tg, 1e-5, 1e-7)
     (lg * lg).sum().backward(); (tg * tg).sum().backward()
     close(lx.grad, tx.grad, 1e-4, 1e-7)
+
+# Elementwise fast paths on large arrays (issue 30, the second sweep): the same bits as before where they matched
+# torch, and as torch's on large tensors (its vectorised kernels) with NaN, infinities, -0.0 and subnormals.
+_SPECIAL = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-40, 1e-310, -1e-310, 1, -1, 2, -2, 0.5, -0.5,
+            1e30, -1e30, 3e38, -3e38, 88.7, -88.7, 10, -10, 27, -27]
+
+def special(dtype, shape=(180, 110), seed=0, scale=3):
+    "A large array of normal values (two scales) with every special value scattered through it."
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    a = np.concatenate([rng.standard_normal(n - n // 3) * scale, rng.standard_normal(n // 3) * 30]).astype(dtype)
+    with np.errstate(over='ignore'):        # (float16: the large ones are infinities)
+        a[rng.choice(n, 1200, replace=False)] = np.resize(np.array(_SPECIAL, np.float64).astype(dtype), 1200)
+    return a.reshape(shape)
+
+def bits_equal(a, b):
+    "Equal to the bit (-0.0 is not 0.0), any NaN equal to any NaN."
+    a = a.detach().numpy() if hasattr(a, 'detach') else np.asarray(a)
+    b = b.detach().numpy() if hasattr(b, 'detach') else np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    u = f'u{a.dtype.itemsize}'
+    same = (a.view(u) == b.view(u)) | (np.isnan(a) & np.isnan(b))
+    assert same.all(), f'{int((~same).sum())} of {a.size} differ: {a[~same][:4]} vs {b[~same][:4]}'
+
+def run_both(fn, *arrays, grad_seed=5):
+    "fn(lib, *tensors) in litnn and torch on the same arrays: the outputs, then the inputs' gradients for one random g."
+    outs, grads = [], []
+    for lib in (litnn, torch):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        y = fn(lib, *ts)
+        y.backward(lib.tensor(np.random.default_rng(grad_seed).standard_normal(tuple(y.shape)).astype(arrays[0].dtype)))
+        outs.append(y); grads.append([t.grad for t in ts])
+    return outs, grads
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize('slope', [0.01, 0.2, 1e-30, 2.0, 1e30, -0.5, 0.0, 1.0])
+@pytest.mark.parametrize('transposed', [False, True])
+def test_leaky_relu_large_matches_torch_bits(dtype, slope, transposed):
+    "max(x, x·slope) for a slope in (0, 1), min for one over 1, a mask otherwise: torch's values and gradients to the bit."
+    x = special(dtype)
+    f = lambda lib, t: lib.nn.functional.leaky_relu(t.t() if transposed else t, slope)
+    (ly, ty), (lg, tg) = run_both(f, x)
+    bits_equal(ly, ty); bits_equal(lg[0], tg[0])
+    assert ly.stride() == ty.stride()
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize('kw', [{}, dict(nan=1.5, posinf=2.0, neginf=-3.0), dict(posinf=7.0), dict(neginf=0.0)])
+def test_nan_to_num_large_matches_torch_bits(dtype, kw):
+    "A clip to the finite extremes and one mask for NaN: torch's values; the gradient is torch's grad * isfinite(x) (-0.0, NaN)."
+    x = special(dtype)
+    g = special(dtype, seed=7)          # a gradient with NaN and infinities: torch's product keeps them where x is finite
+    out = []
+    for lib in (litnn, torch):
+        t = lib.tensor(x, requires_grad=True)
+        y = lib.nan_to_num(t, **kw)
+        y.backward(lib.tensor(g)); out.append((y, t.grad))
+    bits_equal(out[0][0], out[1][0]); bits_equal(out[0][1], out[1][1])
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('op', ['hardtanh', 'relu6', 'threshold', 'hardsigmoid', 'relu.T', 'hardtanh_b', 'clamp'])
+def test_masked_gradients_are_positive_zero_like_torch(dtype, op):
+    "A gradient masked off is +0.0 (torch's where / hardtanh_backward), not g * mask's -0.0 where g < 0."
+    F = lambda lib: lib.nn.functional
+    fns = dict(hardtanh=lambda lib, t: F(lib).hardtanh(t), relu6=lambda lib, t: F(lib).relu6(t),
+               threshold=lambda lib, t: F(lib).threshold(t, 0.1, 2.0), hardsigmoid=lambda lib, t: F(lib).hardsigmoid(t),
+               **{'relu.T': lambda lib, t: F(lib).relu(t.t()), 'hardtanh_b': lambda lib, t: F(lib).hardtanh(t, -0.5, 2.0),
+                  'clamp': lambda lib, t: t.clamp(-0.5, 0.5)})
+    (ly, ty), (lg, tg) = run_both(fns[op], special(dtype))
+    bits_equal(lg[0], tg[0])
+    if op != 'hardsigmoid': bits_equal(ly, ty)      # (hardsigmoid's values: x/6 + 1/2 against torch's (x + 3)/6, an ulp apart)
+
+def test_where_bits_with_a_zero_branch_and_nearly_uniform_masks():
+    "_where(c, a, 0) (a & mask) and where's own loop on nearly uniform 8-byte masks: numpy's where to the bit and layout."
+    from litnn._pointwise import _where
+    rng = np.random.default_rng(8)
+    for dtype in (np.float32, np.float64, np.int64, np.float16):
+        with np.errstate(invalid='ignore', over='ignore'):          # (int64: NaN and infinities cast to some integer)
+            a, other = (special(np.float64, (130, 90), seed=s).astype(dtype).T for s in (0, 3))    # column-major, as the mask
+        for frac in (0.0, 0.02, 0.5, 0.97, 1.0):
+            c = (rng.uniform(size=a.shape[::-1]) < frac).T
+            for b in (0, 0.0, -0.0, 2.5, other):
+                r, ref = _where(c, a, b), np.where(c, a, b)
+                assert r.dtype == ref.dtype and r.strides == ref.strides
+                assert np.array_equal(r.view(f'u{r.dtype.itemsize}'), ref.view(f'u{r.dtype.itemsize}'))
+
+def close_with_specials(a, b, rtol):
+    "Values within rtol of torch's; NaN, infinities and zeros where torch has them."
+    a = a.detach().numpy() if hasattr(a, 'detach') else a
+    b = b.detach().numpy()
+    assert np.array_equal(np.isnan(a), np.isnan(b))
+    fin = np.isfinite(b)
+    assert np.array_equal(a[~fin & ~np.isnan(b)], b[~fin & ~np.isnan(b)])
+    np.testing.assert_allclose(a[fin], b[fin], rtol=rtol, atol=np.finfo(b.dtype).tiny)     # (subnormals: absolute)
+
+@pytest.mark.parametrize('dtype, rtol', [(np.float32, 2e-6), (np.float64, 2e-14)])
+@pytest.mark.parametrize('op', ['softplus', 'softplus_b', 'mish', 'logaddexp'])
+def test_softplus_mish_logaddexp_large_close_to_torch(dtype, rtol, op):
+    "torch's formulas (log1p(e^x) below the threshold; max + log1p(e^-|a-b|), equal infinities themselves) in numpy's passes."
+    fns = dict(softplus=lambda lib, t, u: lib.nn.functional.softplus(t),
+               softplus_b=lambda lib, t, u: lib.nn.functional.softplus(t, beta=2.0, threshold=5.0),
+               mish=lambda lib, t, u: lib.nn.functional.mish(t), logaddexp=lambda lib, t, u: lib.logaddexp(t, u))
+    x, y = special(dtype), special(dtype, seed=2)[::-1].copy()
+    (ly, ty), (lg, tg) = run_both(fns[op], x, y)
+    close_with_specials(ly, ty, rtol)
+    for a, b in zip(lg, tg):
+        if b is None: assert a is None; continue
+        close_with_specials(a, b, 1e3 * rtol)
+    if op == 'logaddexp':      # equal infinities give themselves; a NaN anywhere gives NaN
+        v = np.array([np.inf, -np.inf, np.inf, np.nan, 1.0] * 1000, dtype)
+        w = np.array([np.inf, -np.inf, -np.inf, 1.0, np.nan] * 1000, dtype)
+        bits_equal(litnn.logaddexp(litnn.tensor(v), litnn.tensor(w)), torch.logaddexp(torch.tensor(v), torch.tensor(w)))
+
+@pytest.mark.parametrize('dtype, rtol', [(np.float32, 2e-6), (np.float64, 1e-14)])
+@pytest.mark.parametrize('op', ['erf', 'erfc', 'erfinv', 'lgamma', 'digamma'])
+def test_special_functions_large_with_and_without_kernels(dtype, rtol, op, monkeypatch):
+    "Close to torch (special values exactly where torch has them), and the same bits with the polynomial kernel as without."
+    fn = lambda lib, t: getattr(lib, op)(t)
+    x = np.random.default_rng(9).uniform(-1, 1, (150, 100)).astype(dtype) if op == 'erfinv' else special(dtype)
+    if op == 'erfinv': x.flat[::97] = np.resize(np.array([np.nan, 1, -1, 0, -0.0, 1.5, -1e-40], dtype), x.flat[::97].size)
+    if op in ('lgamma', 'digamma'): x = np.where(np.abs(x) > 1e4, np.float64(7.5).astype(dtype), x)    # (torch's own tails differ)
+    (ly, ty), (lg, tg) = run_both(fn, x)
+    close_with_specials(ly, ty, rtol if op in ('erf', 'erfc', 'erfinv') else 1e3 * rtol)
+    monkeypatch.setattr(litnn.fused, 'enabled', False)
+    bits_equal(fn(litnn, litnn.tensor(x)), ly)

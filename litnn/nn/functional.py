@@ -326,7 +326,7 @@ from ..backend import array_namespace, _generator, _TorchRng, bool as bool_
 from .._tensor import Tensor, _dtype_name, _array_of, _wrap_dim
 from ..autograd.graph import Op, _check_tensors, _op_name
 from ..autograd.engine import _inplace
-from .._pointwise import _masked, _where
+from .._pointwise import _masked, _where, _log1p_exp, _clip as _clamped
 from .._pointwise import _Unary, _sigmoid, _on_arrays
 from .._views import cat, chunk
 from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _ALL_TYPES
@@ -490,14 +490,15 @@ def threshold(input, threshold, value, inplace=False):
 
 # %% ../../nbs/40a_activation_functions.ipynb #a26f5128
 def _softplus(xp, a, beta=1.0, threshold=20.0):
-    return _where(a * beta > threshold, a, xp.logaddexp(0, a * beta) / beta)
+    bx = a * beta           # torch's log1p(e^(beta x)) / beta at or below the threshold (numpy's logaddexp: 13-30x slower)
+    return _where(bx > threshold, a, _log1p_exp(xp, _clamped(xp, bx, None, threshold)) / beta)
 
 def _dsoftplus(g, x, y, beta=1.0, threshold=20.0):
     "torch's formula and order: z = e^(beta x), g z / (z + 1); g itself where beta x > threshold (z is clamped there, unused)."
     bx = x * beta
     over = _array_of(bx) > threshold
     z = _exp(bx.clamp(max=threshold) if isinstance(bx, Tensor) else array_namespace(bx).minimum(bx, threshold))
-    return _masked(g, over) + _masked(g * z / (z + 1), ~over)
+    return _select(over, g, g * z / (z + 1))
 
 SoftplusBackward0 = _node('SoftplusBackward0', _softplus, _dsoftplus, 'x', 'softplus_cpu')
 
@@ -506,7 +507,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     _float_only(input, SoftplusBackward0.kernel); return SoftplusBackward0.apply(input, beta=beta, threshold=threshold)
 
 # %% ../../nbs/40a_activation_functions.ipynb #c1f752c4
-def _mish(xp, a): return a * xp.tanh(xp.logaddexp(0, a))
+def _mish(xp, a): return a * xp.tanh(_log1p_exp(xp, a))       # torch's x tanh(log1p(e^x))
 
 def _dmish(g, x, y):
     t = _tanh(_log1p(_exp(-abs(x))) + (x + abs(x)) / 2)          # tanh(softplus(x)), without overflow
