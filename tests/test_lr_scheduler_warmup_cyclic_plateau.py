@@ -201,3 +201,22 @@ def test_names_live_in_lr_scheduler_as_in_torch():
                  'CyclicLR', 'ReduceLROnPlateau', 'SequentialLR', 'ChainedScheduler']:
         assert issubclass(getattr(litnn.optim.lr_scheduler, name), litnn.optim.lr_scheduler.LRScheduler)
         assert name in litnn.optim.lr_scheduler.__all__
+
+
+@pytest.mark.parametrize('mode', ['triangular', 'triangular2', 'exp_range'])
+def test_cyclic_lr_scale_functions_as_torch(mode):
+    # torch's policies are static methods of CyclicLR (test_lrscheduler.py's state_dict check compares _scale_fn_ref of the
+    # scheduler and of one loaded from its state_dict): the same function in both, picklable by its qualified name
+    import pickle
+    def run(L):
+        o = L.optim.SGD(L.nn.Linear(2, 2).parameters(), lr=0.1, momentum=0.9)
+        s = L.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1, mode=mode, gamma=0.9)
+        for _ in range(3): o.step(); s.step()
+        s2 = L.optim.lr_scheduler.CyclicLR(o, 0.02, 0.2, mode=mode)
+        s2.load_state_dict(s.state_dict())
+        s3 = pickle.loads(pickle.dumps(s))
+        fn = getattr(L.optim.lr_scheduler.CyclicLR, {'triangular': '_triangular_scale_fn', 'triangular2': '_triangular2_scale_fn',
+                                                     'exp_range': '_exp_range_scale_fn'}[mode])
+        return (s._scale_fn_ref == s2._scale_fn_ref, s3.scale_fn(3), s2.get_last_lr(), fn.__qualname__,
+                fn(3) if mode != 'exp_range' else fn(0.9, 3))
+    assert run(litnn) == run(torch)

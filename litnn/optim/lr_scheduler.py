@@ -620,16 +620,26 @@ def _set_momentum(self:CyclicLR, group, m):
     else: group['momentum'] = m
 
 # %% ../../nbs/reference/optim/lr_scheduler_warmup_and_cyclic.ipynb #95e8df30
+# The three policies are static methods of CyclicLR, as torch's: one function per policy shared by every scheduler (two
+# schedulers' `_scale_fn_ref` compare equal after load_state_dict), found by pickle under their qualified names
+def _triangular_scale_fn(x): return 1.0
+def _triangular2_scale_fn(x): return 1 / (2.0 ** (x - 1))
+def _exp_range_scale_fn(gamma, x): return gamma ** x
+for _f in (_triangular_scale_fn, _triangular2_scale_fn, _exp_range_scale_fn):
+    _f.__qualname__ = f'CyclicLR.{_f.__name__}'
+    setattr(CyclicLR, _f.__name__, staticmethod(_f))
+
 @patch
 def _init_scale_fn(self:CyclicLR):
     if self._scale_fn_custom is not None: return
-    if self.mode == 'triangular': self._scale_fn_ref, self.scale_mode = (lambda x: 1.0), 'cycle'
-    elif self.mode == 'triangular2': self._scale_fn_ref, self.scale_mode = (lambda x: 1 / (2.0 ** (x - 1))), 'cycle'
-    elif self.mode == 'exp_range': self._scale_fn_ref, self.scale_mode = partial(pow, self.gamma), 'iterations'
+    if self.mode == 'triangular': self._scale_fn_ref, self.scale_mode = self._triangular_scale_fn, 'cycle'
+    elif self.mode == 'triangular2': self._scale_fn_ref, self.scale_mode = self._triangular2_scale_fn, 'cycle'
+    elif self.mode == 'exp_range': self._scale_fn_ref, self.scale_mode = partial(self._exp_range_scale_fn, self.gamma), 'iterations'
 
 @patch
 def scale_fn(self:CyclicLR, x):
     return self._scale_fn_custom(x) if self._scale_fn_custom is not None else self._scale_fn_ref(x)
+
 
 # %% ../../nbs/reference/optim/lr_scheduler_warmup_and_cyclic.ipynb #9752fea9
 @patch
