@@ -355,7 +355,15 @@ class PowBackward0(Op):
 
 # %% ../nbs/15_elementwise_ops.ipynb #cc404724
 class PowBackward1(PowBackward0): "tensor ** tensor"; _inputs = None
-class PowBackward2(PowBackward0): "number ** tensor"; _inputs = None
+class PowBackward2(PowBackward0):
+    "number ** tensor: row-major whatever the exponent's layout (torch's pow.Scalar asks for no strides)"
+    _inputs = None
+    @staticmethod
+    def forward(ctx, x, p):
+        out = PowBackward0.forward(ctx, x, p)
+        if out.flags.c_contiguous: return out
+        out = out.copy(); ctx.save_output(out)
+        return out
 
 def pow(input, exponent):
     "input ** exponent, elementwise (either may be a number)."
@@ -646,6 +654,7 @@ class _Unary(Op):
         d = a.dtype
         if d.itemsize == 2 and d.kind not in 'iu' and not cls.half_steps: out = cls.f(xp, a.astype(np.float32), **kw).astype(d)   # half precision: in float32, rounded once, as torch
         else: out = cls.f(xp, a, **kw)
+        if not a.flags.c_contiguous and 0 in a.strides: out = _first_layout(out, a)   # a broadcast input: a formula that is not one ufunc (astype, where) puts the dim innermost
         if ctx is not _NO_CTX:       # recording: keep what the derivative needs
             if cls.saves == 'x': ctx.save_for_backward(x)
             elif cls.saves == 'y': ctx._out = out if type(out) is _ndarray else _as_array(out)   # `ctx.save_output(out)`, inlined
@@ -1065,6 +1074,8 @@ class ConjPhysicalBackward0(ConjBackward0):
     "The complex conjugate, computed (torch's `conj_physical`): new memory, not a view."
     @staticmethod
     def forward(ctx, x): return array_namespace(x._data).conj(x._data)
+    @staticmethod
+    def _forward_rule(cls, args, kw, ts): return cls.apply(*args, **kw), cls.apply(ts[0])   # (its tangent computed too)
 
 def conj_physical(input):
     "The complex conjugate of `input`, computed now (a real `input` is returned as it is)."
@@ -2396,6 +2407,11 @@ def ldexp(input, other):
     if not (dt.is_floating_point or dt.is_complex): dt = get_default_dtype()
     if input.dtype.is_floating_point and other.dtype.name == 'bool':     # torch's float kernel takes no bool exponents
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+    if input.dtype.is_complex or input.dtype.is_floating_point and (input.dtype.itemsize != 4 or not (other.dtype.is_floating_point or other.dtype.is_complex)):
+        # torch's _pow2 for float64, half and complex inputs: 2 as a 0-d tensor of input's dtype (other's layout and dtype take
+        # part), for integer and float32 ones the number 2 (a power of a number is row-major); an integer exponent of a float
+        # input goes to torch's ldexp kernel, whose layout is that of a product of the two operands
+        return input * pow(_tensor(2., dtype=input.dtype), other)
     return input.to(dt) * pow(2., other.to(dt))
 
 @patch

@@ -233,6 +233,10 @@ def matmul(input, other, *, out=None):
             and a.dtype.kind == 'f' and a.shape[1] == b.shape[0]):
         return MmBackward0.apply(input, other)   # two float matrices on the CPU (a layer): every check below passes
     if input.layout is not strided or other.layout is not strided: return _sparse_mm(input, other, 'matmul')   # reference/sparse
+    if out is not None and isinstance(out, Tensor) and input._data.ndim == 1 and other._data.ndim == 2:
+        # torch: mm_out into out as a 1 x n matrix (resized to it, new memory, row-major), then out.squeeze_(0)
+        _into('matmul', out, (input, other), lambda: matmul(input.unsqueeze(0), other), same_dtype=True)
+        return out.squeeze_(0)
     if out is not None: return _into('matmul', out, (input, other), lambda: matmul(input, other), same_dtype=True)
     if not (input._data.ndim and other._data.ndim):
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input._data.ndim}D and {other._data.ndim}D")
@@ -262,7 +266,9 @@ def mv(input, vec):
 def dot(input, other):
     "Dot product of two vectors."
     _check_tensors('dot', dict(input=input, tensor=other))
-    _check_mat('dot', input, other, (1, 1), ('self', 'other')); return DotBackward0.apply(input, other)
+    _check_mat('dot', input, other, (1, 1), ('self', 'other'))
+    if input._conj and other._conj: return dot(input.conj(), other.conj()).conj()   # two lazy conjugates: torch's result is one too
+    return DotBackward0.apply(input, other)
 
 # %% ../nbs/16a_matrix_products.ipynb #fc2fa715
 def bmm(input, mat2):
@@ -659,6 +665,7 @@ def vdot(input, other):
     "The dot product of two 1-D tensors, the first conjugated (`dot` for real ones)."
     _check_tensors("dot", dict(input=input, tensor=other))       # (torch checks vdot as dot, in its words)
     _check_mat("dot", input, other, (1, 1), ("self", "other"))
+    if other._conj and not input._conj: return dot(input, other.conj()).conj()   # (torch: a lazy conjugate then)
     return VdotBackward0.apply(input.conj(), other)
 
 class VdotBackward0(DotBackward0): "conj(vector) . vector: dot, named as torch names vdot"

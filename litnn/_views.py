@@ -982,6 +982,10 @@ class ConjBackward0(Op):
     def forward(ctx, x): return _conj_memory(x)
     @staticmethod
     def backward(ctx, g): return g.conj()
+    @staticmethod
+    def _forward_rule(cls, args, kw, ts):
+        "Forward mode (14b_forward_mode): the tangent is conjugated as the output is, a lazy conjugate (`is_conj()`), as torch's."
+        return cls.apply(*args, **kw), conj(ts[0])
 
 def conj(input):
     "The complex conjugate of `input` (`input` itself if it is real): a view of its memory, marked `is_conj()`."

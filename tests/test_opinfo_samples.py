@@ -295,6 +295,26 @@ _LAYOUT_CASES = {
     'polygamma_transposed': lambda L: [L.polygamma(n, L.linspace(0.5, 5, 20).reshape(4, 5).t()) for n in (0, 1, 2, 3)],
     # igamma's result, made by a reshape of its flat work, takes its first operand's layout
     'igamma_transposed': lambda L: [f(L.linspace(0.5, 9, 20).reshape(4, 5).t(), L.tensor(2.)) for f in (L.igamma, L.igammac)],
+    # a unary op whose formula is not one numpy ufunc (erfinv's float64 steps, complex log1p's where) keeps the order of a
+    # broadcast input's dims, as numpy's ufuncs and torch do (numpy's copies put the stride-0 dim innermost)
+    'unary_formulas_expanded': lambda L: [L.erfinv(L.linspace(-0.9, 0.9, 20).reshape(4, 5)[:1].expand(4, 5)),
+                                          L.log1p(L.linspace(-0.5, 2, 20).reshape(4, 5).to(L.complex64)[:1].expand(4, 5)),
+                                          L.erfinv(L.linspace(-0.9, 0.9, 400).reshape(20, 20)[:1].expand(20, 20)),
+                                          L.erfinv(L.linspace(-0.9, 0.9, 20).reshape(4, 5).t())],
+    # a number to a tensor power is row-major whatever the exponent's layout (torch's pow.Scalar asks for no strides);
+    # ldexp multiplies by it (OpInfo's transposed sample: (10, 1, 5) and (10, 5))
+    'number_to_tensor_power_row_major': lambda L: [L.pow(2., L.arange(20.).reshape(4, 5).t()), 3 ** L.arange(20).reshape(4, 5).t(),
+                                                   L.float_power(2, L.arange(20.).reshape(4, 5).t()), L.pow(2., L.arange(40.).reshape(4, 10)[:, ::2]),
+                                                   L.pow(L.tensor(2.), L.arange(20.).reshape(4, 5).t()),
+                                                   L.ldexp(L.arange(50.).reshape(10, 1, 5).mT.contiguous().mT, L.arange(50.).reshape(10, 5).mT.contiguous().mT),
+                                                   L.ldexp(L.arange(50).reshape(10, 1, 5).mT.contiguous().mT, L.arange(50).reshape(10, 5).mT.contiguous().mT)],
+    # ldexp is torch's mul(input, _pow2(input, other)): 2 is a 0-d tensor of input's dtype for float64, half and complex
+    # inputs (other's layout takes part), a number for integer and float32 ones; an integer exponent of a float input goes
+    # to torch's ldexp kernel (laid out as a product of the two)
+    'ldexp_pow2_as_torch': lambda L: [L.ldexp(L.arange(50).reshape(10, 1, 5).to(dt).mT.contiguous().mT,
+                                              (L.arange(50).reshape(10, 5) * 0.25 - 4).to(odt).mT.contiguous().mT)
+                                      for dt in (L.float32, L.float64, L.complex64, L.int64, L.float16)
+                                      for odt in (L.float32, L.float64, L.int64, L.int32)],
 }
 
 
@@ -339,3 +359,60 @@ def test_make_dual_lays_the_tangent_out_as_the_primal():
             assert F.unpack_dual(d).tangent is not t and F.unpack_dual(F.make_dual(y, ty)).tangent is ty
             got = F.unpack_dual(d.as_strided((4,), (2,), 0)).tangent.tolist()
         np.testing.assert_allclose(got, [0., 1.125, 1.375, 1.625])
+
+
+def test_matmul_vector_matrix_out_restrided():
+    "matmul(vector, matrix, out=) is torch's mm_out into out as a 1 x n matrix (resized so: row-major), then squeeze_(0)."
+    for make in (lambda L: L.zeros(8)[::2], lambda L: L.zeros(0), lambda L: L.zeros(1, 4), lambda L: L.zeros(2, 2)):
+        res = []
+        for L in (torch, litnn):
+            o, x, w = make(L), L.arange(3.), L.arange(12.).reshape(4, 3)
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                r = L.matmul(x, w.t(), out=o)
+            assert r is o
+            res.append((tuple(o.shape), tuple(o.stride()), o.tolist()))
+        assert res[0] == res[1]
+
+
+def test_dot_vdot_of_lazy_conjugates_return_one():
+    "dot of two lazy conjugates and vdot(x, conj(y)) are torch's conjugate views of the plain product (is_conj), same values."
+    a = _arr((5,), np.complex64)
+    for f in ('dot', 'vdot'):
+        got = []
+        for L in (torch, litnn):
+            x = L.tensor(a)
+            r = [getattr(L, f)(u, v) for u in (x, x.conj()) for v in (x, x.conj())]
+            got.append(([t.is_conj() for t in r], [complex(t) for t in r]))
+        assert got[0][0] == got[1][0]
+        np.testing.assert_allclose(got[1][1], got[0][1], rtol=1e-5)
+
+
+def test_conj_tangent_is_a_lazy_conjugate():
+    "forward AD: conj's tangent is conj of the tangent (is_conj), conj_physical's a computed one; ifft of a real input (a conj) too."
+    for L in (torch, litnn):
+        F = L.autograd.forward_ad
+        x = L.tensor(_arr((6,), np.complex128)); t = L.tensor(_arr((6,), np.complex128, 1))
+        r = L.tensor(_arr((2, 6), np.float64)); tr = L.tensor(_arr((2, 6), np.float64, 1))
+        with F.dual_level():
+            outs = [F.make_dual(x, t).conj(), F.make_dual(x, t).conj_physical(), F.make_dual(x, t).conj().conj(),
+                    L.fft.ifft(F.make_dual(r, tr), n=8, dim=1, norm='ortho'), L.fft.ihfft(F.make_dual(r, tr))]
+            tans = [F.unpack_dual(o).tangent for o in outs]
+            if L is torch: want = [(u.is_conj(), u.resolve_conj().numpy()) for u in tans]
+            else: got = [(u.is_conj(), u.resolve_conj().numpy()) for u in tans]
+    for (wc, wv), (gc, gv) in zip(want, got):
+        assert wc == gc
+        np.testing.assert_allclose(gv, wv, rtol=1e-12, atol=1e-12)
+
+
+def test_lu_solve_left_false_conjugate_view_but_empty():
+    "lu_solve(left=False) of complex matrices is torch's conjugate view (X = (A^-H B^H)^H); of an empty B a plain tensor."
+    A = _arr((3, 3), np.complex64)
+    for B in (_arr((4, 3), np.complex64, 1), np.zeros((0, 3), np.complex64), np.zeros((2, 0, 3), np.complex64)):
+        got = []
+        for L in (torch, litnn):
+            LU, piv = L.linalg.lu_factor(L.tensor(A))
+            r = L.linalg.lu_solve(LU, piv, L.tensor(B), left=False, adjoint=B.ndim == 3)
+            got.append((r.is_conj(), tuple(r.shape), r.resolve_conj().numpy()))
+        assert got[0][:2] == got[1][:2]
+        np.testing.assert_allclose(got[1][2], got[0][2], rtol=1e-4, atol=1e-5)

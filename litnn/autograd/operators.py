@@ -27,7 +27,8 @@ def _first_layout(out, a, *others):
     then), not where `out` was made another way (a reshape of flat work)."""
     if type(out) is not _ndarray or out.ndim < 2 or type(a) is not _ndarray: return out
     if a.flags.c_contiguous and a.shape == out.shape: return out if out.flags.c_contiguous else out.copy()
-    if not any(type(b) is _ndarray and b.ndim for b in others) and (out.flags.c_contiguous == a.flags.c_contiguous or a.shape != out.shape):
+    if (not any(type(b) is _ndarray and b.ndim for b in others) and (out.flags.c_contiguous == a.flags.c_contiguous or a.shape != out.shape)
+            and 0 not in a.strides):      # (numpy's copies put a broadcast dim innermost, where its ufuncs and torch keep the dims' order)
         return out
     return _relaid(out, _inferred_order(a, *others, shape=out.shape))
 

@@ -164,7 +164,9 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if tuple(LU.shape[:-1]) != tuple(pivots.shape):
         raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with shape {list(pivots.shape)} instead")
     _broadcast_shape(B.shape[:-2], LU.shape[:-2])                   # (torch's message names B's batch first)
-    if not left: return lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH        # X A = B is Aᴴ Xᴴ = Bᴴ
+    if not left:                 # X A = B is Aᴴ Xᴴ = Bᴴ: a conjugate view, as torch's, but for an empty B (torch returns first)
+        X = lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH
+        return X.resolve_conj() if X.numel() == 0 else X
     p = pivots._data                                                # torch's CPU kernel checks the pivots it is given
     if p.size and bool((p > LU.shape[-2]).any()):
         raise RuntimeError("Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly pass the result of lu_factor?")
