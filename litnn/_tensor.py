@@ -1250,7 +1250,8 @@ def _to_compressed(self, layout, blocksize=None, dense_dim=None):
     "`self` in compressed `layout` (BSR/BSC: in blocks of `blocksize`), converting only what torch converts."
     fn, src, a = f'to_{layout.name}', self.layout, self._data
     if dense_dim: raise _unsupported(f"{fn}(dense_dim=...)", layout)
-    if blocksize is not None: blocksize = tuple(builtins.int(b) for b in blocksize)
+    if blocksize is not None:    # an int is a square block (torch's parser expands it to its IntArrayRef[2])
+        blocksize = (blocksize, blocksize) if isinstance(blocksize, builtins.int) else tuple(builtins.int(b) for b in blocksize)
     if src in _BLOCK_LAYOUTS:     # blocks convert only to blocks of the same size
         if layout not in _BLOCK_LAYOUTS: raise RuntimeError(f"sparse_compressed_{fn}: expected SparseCsr or SparseCsc layout but got {_LAYOUT_NAMES[src]}")
         if blocksize != a.values.shape[1:3]:

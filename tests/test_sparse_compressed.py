@@ -547,3 +547,17 @@ def test_csr_leaf_to_coo_grad():
     (nt, t), (nl, l) = both(f)
     assert nt == nl
     same(t, l)
+
+
+@pytest.mark.parametrize('call', ['x.to_sparse_bsr(2)', 'x.to_sparse_bsc(2)', 'x.to_sparse(layout=L.sparse_bsr, blocksize=2)',
+                                  'x.to_sparse_bsr(3)', 'x.to_sparse_csr().to_sparse_bsr(2)', 'x.to_sparse().to_sparse_bsc(2)',
+                                  'x.to_sparse_bsr(2).to_sparse_bsr(1)', 'x.to_sparse_bsr(True)'])
+def test_blocksize_given_as_an_int_as_torch(call):
+    # torch's parser expands an int to its IntArrayRef[2] blocksize (a square block; test_autograd.py's
+    # test_to_sparse_backward calls to_sparse_bsr(2)); litnn iterated over it (TypeError: 'int' object is not iterable)
+    def run(L):
+        x = L.arange(16., dtype=L.double).reshape(4, 4) + 1
+        try: r = eval(call)
+        except Exception as e: return type(e).__name__, str(e).replace('litnn', 'torch').split('\n')[0]
+        return str(r.layout).split('.')[-1], tuple(r.values().shape), r.to_dense().tolist()
+    assert run(litnn) == run(torch)
