@@ -355,30 +355,36 @@ def nanmedian(self:Tensor, dim=None, keepdim=False): return nanmedian(self, dim,
 # %% ../nbs/reference/torch/sorting.ipynb #6087e8fa
 def _mode_index(a, axis):
     "Index along `axis` (keepdims shape) of the most frequent value in array `a`: the smallest tied, its last occurrence."
-    if _exact(a):                  # torch's kernel: runs read off a std::sort by value (NaN compares as it does: unordered)
-        rows, back = _rows_pairs(a, axis, nan_key=False)
-        out = []
-        for r in rows:
-            _std_sort(r, 0, len(r), _ASC)
-            best, run = (0, 0), 0
-            for j in range(len(r)):
-                run += 1
-                if j == len(r) - 1 or r[j][0] != r[j + 1][0]:
-                    if run > best[0]: best = (run, r[j][1])
-                    run = 0
-            out.append([best[1]])
-        return back(out, 1)
     xp = array_namespace(a)
     a2 = xp.moveaxis(a, axis, -1)
     order = _order(a2, -1)
     s = xp.take_along_axis(a2, order, -1)
-    n = s.shape[-1]
     starts = xp.ones(s.shape, bool); starts[..., 1:] = s[..., 1:] != s[..., :-1]
     flat = starts.ravel()                                        # rows laid end to end: each row begins a run
     pos = xp.arange(flat.size)
     count = (pos - pos[flat][xp.cumsum(flat) - 1] + 1).reshape(s.shape)   # place within its run (CuPy has no maximum.accumulate)
     end = count.argmax(-1)[..., None]
-    return xp.moveaxis(xp.take_along_axis(order, end, -1), -1, axis)
+    idx = xp.take_along_axis(order, end, -1)
+    if _exact(a):       # torch's kernel reads runs off a std::sort by value: which of equal values it reports is its sort's
+        rows_a = a2.reshape(-1, a2.shape[-1])                    # (and NaN compares as it does there: unordered). A row
+        idx = idx.reshape(-1).copy()                             # whose mode occurs once (all its values apart) needs no sort
+        redo = xp.take_along_axis(count, end, -1).reshape(-1) > 1
+        if a.dtype.kind == 'f': redo |= xp.isnan(rows_a).any(-1)
+        if redo.any():
+            rows, back = _rows_pairs(rows_a[redo], -1, nan_key=False)
+            out = []
+            for r in rows:
+                _std_sort(r, 0, len(r), _ASC)
+                best, run = (0, 0), 0
+                for j in range(len(r)):
+                    run += 1
+                    if j == len(r) - 1 or r[j][0] != r[j + 1][0]:
+                        if run > best[0]: best = (run, r[j][1])
+                        run = 0
+                out.append([best[1]])
+            idx[redo] = back(out, 1).reshape(-1)
+        idx = idx.reshape(a2.shape[:-1] + (1,))
+    return xp.moveaxis(idx, -1, axis)
 
 # %% ../nbs/reference/torch/sorting.ipynb #f2fe43ee
 def mode(input, dim=-1, keepdim=False):

@@ -236,3 +236,39 @@ def test_special_functions_large_with_and_without_kernels(dtype, rtol, op, monke
     close_with_specials(ly, ty, rtol if op in ('erf', 'erfc', 'erfinv') else 1e3 * rtol)
     monkeypatch.setattr(litnn.fused, 'enabled', False)
     bits_equal(fn(litnn, litnn.tensor(x)), ly)
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('case', ['distinct', 'rounded', 'transposed', 'with_nan'])
+def test_mode_large_rows_match_torch(dtype, case):
+    "Rows whose mode occurs once take the vectorised runs; rows with repeats or NaN torch's std::sort order (values and indices)."
+    x = np.random.default_rng(10).standard_normal((120, 300)).astype(dtype)
+    if case == 'rounded': x = np.round(x * 3)
+    if case == 'with_nan': x[::7, 5] = np.nan; x[1::7] = np.round(x[1::7] * 2)
+    if case == 'transposed': x = np.round(x * 40).T.copy().T
+    (lv, li), (tv, ti) = litnn.tensor(x).mode(1), torch.tensor(x).mode(1)
+    bits_equal(lv, tv)
+    assert np.array_equal(li.numpy(), ti.numpy())
+    lx, tx = both(x)
+    g = np.random.default_rng(11).standard_normal(120).astype(dtype)
+    lx.mode(1)[0].backward(litnn.tensor(g)); tx.mode(1)[0].backward(torch.tensor(g))
+    bits_equal(lx.grad, tx.grad)
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('mode, pads, shape', [('reflect', (1, 2, 3, 4), (2, 7, 50, 40)), ('replicate', (3, 1, 2, 5), (2, 7, 50, 40)),
+                                               ('circular', (1, 2, 3, 4), (2, 7, 50, 40)), ('reflect', (3, 4), (7, 50, 60)),
+                                               ('replicate', (5, 4), (7, 50, 60)), ('reflect', (1, 2, 3, 4, 2, 1), (1, 4, 10, 30, 20)),
+                                               ('replicate', (1, 2, 3, 4, 2, 1), (1, 4, 10, 30, 20)), ('replicate', (0, 3, 0, 0), (2, 3, 30, 30))])
+def test_pad_gradients_sum_in_torch_order(dtype, mode, pads, shape):
+    """Each input element's gradient: its copies in the padded tensor added in row-major order, as torch's loop (to the bit;
+    circular: torch's slice copies add in another order, as before: close)."""
+    x, g = special(dtype, shape, seed=12), None
+    out = []
+    for lib in (litnn, torch):
+        t = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.pad(t, pads, mode=mode)
+        if g is None:    # (circular: finite gradients, whose sums in two orders stay close)
+            g = special(dtype, tuple(y.shape), seed=13) if mode != 'circular' else np.random.default_rng(13).standard_normal(tuple(y.shape)).astype(dtype)
+        y.backward(lib.tensor(g)); out.append((y, t.grad))
+    bits_equal(out[0][0], out[1][0])
+    if mode != 'circular': bits_equal(out[0][1], out[1][1])
+    else: close_with_specials(out[0][1], out[1][1], 1e-5 if dtype == np.float32 else 1e-13)

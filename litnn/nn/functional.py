@@ -4604,8 +4604,27 @@ class _Padding(_Index):
         return _follow_layout(a, x._data) if keep_layout else a      # (or channels-last, as its input; circular: row-major)
     @staticmethod
     def backward(ctx, g):
-        r = _Index.backward(ctx, g)
-        return r if isinstance(g, Tensor) else _follow_layout(r, g)   # the gradient's layout: channels-last stays, as torch's
+        if isinstance(g, Tensor): return _Index.backward(ctx, g)
+        return _follow_layout(_pad_sum(g, ctx.key, ctx.shape), g)     # the gradient's layout: channels-last stays, as torch's
+
+def _pad_sum(g, key, shape):
+    """The gradient of padding by `key` (..., one index grid per padded dim): each input element the sum of the padded
+    elements copied from it, added in the padded tensor's row-major order (torch's kernels' loop; add.at's, which took
+    10-16x torch's time over the border grids). Summed by rank: the k-th copy of every element at once, a few passes."""
+    xp, k = array_namespace(g), len(key) - 1
+    maps = [np.asarray(i).reshape(-1) for i in key[1:]]           # padded position -> input position, per dim
+    inner = shape[len(shape) - k:]
+    tgt = np.ravel_multi_index(np.ix_(*maps), inner).reshape(-1)  # flat input position of each padded one, row-major
+    order = np.argsort(tgt, kind='stable')
+    s = tgt[order]
+    first = np.r_[True, s[1:] != s[:-1]]
+    rank = np.empty_like(order); rank[order] = np.arange(s.size) - np.maximum.accumulate(np.where(first, np.arange(s.size), 0))
+    lead = g.shape[:g.ndim - k]
+    gf, out = g.reshape(lead + (-1,)), xp.zeros(lead + (int(np.prod(inner)),), g.dtype)
+    for r in range(int(rank.max()) + 1 if rank.size else 0):
+        p = np.flatnonzero(rank == r)                              # (increasing: the row-major order; targets apart)
+        out[..., xp.asarray(tgt[p])] += gf[..., xp.asarray(p)]
+    return out.reshape(shape)
 
 class ReflectionPad1DBackward0(_Padding): pass
 class ReflectionPad2DBackward0(_Padding): pass
