@@ -33,6 +33,11 @@ def _arr(shape, dtype, seed=0):
 
 _i, _n = float('inf'), float('nan')
 CASES = {
+    # erfcx of a negative float32 is torch's 2 * exp(x * x) with x * x rounded to float32 (reference inputs: -9.1 gave
+    # 3.306299e+31 in torch, litnn's exact square 3.3062907e+31)
+    'erfcx_float32_negative_squares_in_float32': lambda L: L.special.erfcx(L.tensor([-9.100171, -7.3, -6.2, -6.05, -5.3, -3.1, -1.5, -0.2, 0.,
+                                                                                     0.7, 4., 60., 1e8, -26.6, -26.8])),
+    'erfcx_float64_unchanged': lambda L: L.special.erfcx(L.tensor([-9.100171, -6.05, -1.5, 0.7, 60.], dtype=L.float64)),
     # torch.lu(get_infos=True) returns torch.return_types._lu_with_info (LU, pivots, info); without it a plain tuple
     'lu_get_infos_named': lambda L: L.lu(L.tensor(_arr((3, 5), np.float32)), True, True),
     'lu_plain_tuple': lambda L: L.lu(L.tensor(_arr((2, 4, 4), np.float64)), True, False),
