@@ -1,7 +1,7 @@
 """litnn.cpu side by side with torch.cpu (one device, always ready; streams and events that do nothing; the current
 stream a `stream(...)` block selects), and litnn.Stream / litnn.Event side by side with torch.Stream / torch.Event on
 the CPU and meta devices: reprs, fields, methods, and the errors of a backend that keeps no events."""
-import inspect, pickle
+import inspect, os, pickle, subprocess, sys
 
 import pytest
 
@@ -180,3 +180,41 @@ def test_cuda_streams_and_events_work():
     with s: assert litnn.cuda.current_stream().cuda_stream == s.native_handle
     with pytest.raises(RuntimeError, match="Event device type CUDA does not match recording stream's device type CPU"):
         litnn.Event('cuda').record(litnn.Stream('cpu'))
+
+
+# --- memory between steps (reference/cpu: glibc's mmap and trim thresholds) ---------------------------------------
+
+def _libc():
+    try: return os.confstr('CS_GNU_LIBC_VERSION') or ''
+    except (AttributeError, ValueError, OSError): return ''     # (no such name: not glibc)
+_GLIBC = _libc().startswith('glibc')
+
+_FAULTS = """
+import resource, numpy as np, litnn
+def step(): return [np.ones(1 << 19, np.float32) for _ in range(8)]     # eight 2 MiB results, freed together
+step()
+r0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(20): step()
+print(litnn.cpu._malloc_tuned, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - r0) / 20)
+"""
+
+def _run(**env):
+    e = {k: v for k, v in os.environ.items() if not k.startswith('MALLOC_') and k not in ('LITNN_MALLOPT', 'GLIBC_TUNABLES')}
+    out = subprocess.run([sys.executable, '-c', _FAULTS], env={**e, **env}, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    tuned, faults = out.stdout.split()
+    return tuned == 'True', float(faults)
+
+@pytest.mark.skipif(not _GLIBC, reason="glibc's malloc only")
+def test_freed_memory_is_kept_for_the_next_step():
+    "On glibc, importing litnn sets the thresholds: a step that frees 16 MiB and allocates it again takes (almost) no page fault."
+    tuned, faults = _run()
+    assert tuned and faults < 64, faults
+
+def test_the_users_settings_win():
+    "LITNN_MALLOPT=0, or any of glibc's own malloc settings, leaves malloc as it is; the decision reads only the environment."
+    from litnn.cpu import _keep_freed_memory
+    for env in ({'LITNN_MALLOPT': '0'}, {'MALLOC_TRIM_THRESHOLD_': '1000000'}, {'MALLOC_MMAP_THRESHOLD_': '65536'},
+                {'MALLOC_TOP_PAD_': '0'}, {'MALLOC_MMAP_MAX_': '0'}, {'GLIBC_TUNABLES': 'glibc.malloc.trim_threshold=1'}):
+        assert _keep_freed_memory(env) is False, env
+    if _GLIBC: assert _run(LITNN_MALLOPT='0')[0] is False

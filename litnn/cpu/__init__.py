@@ -7,7 +7,7 @@ __all__ = ['is_available', 'is_initialized', 'device_count', 'current_device', '
            'current_stream', 'StreamContext', 'stream', 'get_capabilities']
 
 # %% ../../nbs/reference/cpu.ipynb #aa5c5160
-import contextlib, functools, platform, types
+import builtins, contextlib, ctypes, functools, os, platform, types
 import numpy as np
 
 # %% ../../nbs/reference/cpu.ipynb #cee4de42
@@ -102,3 +102,23 @@ def _is_avx2_supported(): return get_capabilities().get("avx2", False)
 def _is_avx512_supported(): return get_capabilities().get("avx512_f", False)
 def _is_avx512_bf16_supported(): return get_capabilities().get("avx512_bf16", False)
 def _is_vnni_supported(): return get_capabilities().get("avx512_vnni", False)
+
+# %% ../../nbs/reference/cpu.ipynb #b2fa80f8
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3          # glibc's mallopt parameter numbers (malloc.h)
+_MMAP_THRESHOLD, _TRIM_THRESHOLD = 32 << 20, 128 << 20
+_GLIBC_SETTINGS = ('MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_', 'MALLOC_TOP_PAD_', 'MALLOC_MMAP_MAX_')
+
+def _keep_freed_memory(environ=os.environ):
+    """Set glibc's mmap and trim thresholds (see above) unless `LITNN_MALLOPT=0`, glibc's own settings are given, or the
+    C library is not glibc; whether they were set."""
+    if environ.get('LITNN_MALLOPT', '1') == '0': return False
+    if builtins.any(k in environ for k in _GLIBC_SETTINGS) or 'malloc' in environ.get('GLIBC_TUNABLES', ''): return False
+    try: libc = os.confstr('CS_GNU_LIBC_VERSION') or ''     # 'glibc 2.36' (no such name: not glibc)
+    except (AttributeError, ValueError, OSError): return False
+    if not libc.startswith('glibc'): return False
+    try: mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError): return False
+    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
+    return bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)) and bool(mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD))   # (1 on success)
+
+_malloc_tuned = _keep_freed_memory()
