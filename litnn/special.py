@@ -278,23 +278,29 @@ def _chebyshev(xp, x, n, kind, shifted):
     return xp.where(n < 0, 0., xp.where(edge, xp.where(y > 0, at_1, at_minus_1), xp.where(far, trig, out)))
 
 # %% ../nbs/reference/special_polynomials.ipynb #5755854d
+def _fms(a, b, c):
+    """a·b - c rounded once: torch's CPU build fuses the first product of its recurrences' `a * b - c * d` (fma(a, b, -(c·d)),
+    c·d rounded first). For float32 the exact product in float64 gives it; float64 keeps the plain expression."""
+    return (a.astype(np.float64) * b - c).astype(np.float32) if a.dtype == np.float32 else a * b - c
+
 def _hermite(xp, x, n, physicists):
     "Hermite polynomials H_n (physicists': H_k = 2x H_(k-1) - 2(k-1) H_(k-2)) or He_n (probabilists'); NaN past torch's degree limit."
     limit = 128 if x.dtype == np.float32 else 512
-    if physicists: out = _recurrence(xp, n, x + x, lambda k, q, p: (x + x) * q - 2 * (k - 1) * p, n > limit)
-    else: out = _recurrence(xp, n, x, lambda k, q, p: x * q - (k - 1) * p, n > limit)
+    if physicists: out = _recurrence(xp, n, x + x, lambda k, q, p: _fms(x + x, q, 2 * (k - 1) * p), n > limit)
+    else: out = _recurrence(xp, n, x, lambda k, q, p: _fms(x, q, (k - 1) * p), n > limit)
     return xp.where(n < 0, 0., xp.where(n > limit, np.nan, out))
 
 def _laguerre(xp, x, n):
-    "Laguerre polynomials: k L_k = (2k - 1 - x) L_(k-1) - (k - 1) L_(k-2); 1 at x = 0."
-    out = _recurrence(xp, n, 1 - x, lambda k, q, p: ((2 * k - 1 - x) * q - (k - 1) * p) / k, x == 0)
+    "Laguerre polynomials: k L_k = (2(k - 1) + (1 - x)) L_(k-1) - (k - 1) L_(k-2), summed in torch's order; 1 at x = 0."
+    out = _recurrence(xp, n, 1 - x, lambda k, q, p: _fms(2 * (k - 1) + (1 - x), q, (k - 1) * p) / k, x == 0)
     return xp.where(n < 0, 0., xp.where(x == 0, 1., out))
 
 def _legendre(xp, x, n):
     "Legendre polynomials: k P_k = (2k - 1) x P_(k-1) - (k - 1) P_(k-2); (±1)^n at ±1."
     edge = xp.abs(x) == 1
-    out = _recurrence(xp, n, x, lambda k, q, p: ((2 * k - 1) * x * q - (k - 1) * p) / k, edge)
+    out = _recurrence(xp, n, x, lambda k, q, p: _fms((2 * k - 1) * x, q, (k - 1) * p) / k, edge)
     return xp.where(n < 0, 0., xp.where(edge, xp.where((x > 0) | (n % 2 == 0), 1., -1.), out))
+
 
 # %% ../nbs/reference/special_polynomials.ipynb #00b19c10
 def _degree(xp, n):
