@@ -770,7 +770,20 @@ class SparseSparseMatmulBackward0(Op):
         gb = prod(_permuted(_coo(a._data), (1, 0)), g, b._data) if fb is not None else None
         return ga, gb
 
-class _SparseSparseMm(SparseSparseMatmulBackward0): "torch.mm / matmul of two sparse matrices"
+class _SparseSparseMm(SparseSparseMatmulBackward0):
+    """torch.mm / matmul of two sparse matrices. Unlike torch.sparse.mm's, torch's mm gradients are the plain products,
+    g @ b.T and a.T @ g: dense for a dense gradient (sum() of the product), sparse with the product's own entries for a
+    sparse one (compressed operands keep sparse.mm's rule)."""
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        if isinstance(g, Tensor) or a.layout in _COMPRESSED or b.layout in _COMPRESSED: return SparseSparseMatmulBackward0.backward(ctx, g)
+        (fa, _), (fb, _) = ctx.next_functions
+        def prod(x, y):
+            if type(x) is _SparseArray and type(y) is _SparseArray: return _spsp(x, y)
+            return (_dense(x) if type(x) is _SparseArray else x) @ (_dense(y) if type(y) is _SparseArray else y)
+        return (prod(g, _permuted(_coo(b._data), (1, 0))) if fa is not None else None,
+                prod(_permuted(_coo(a._data), (1, 0)), g) if fb is not None else None)
 _SparseSparseMm.__name__ = _SparseSparseMm.__qualname__ = 'MmBackward0'
 
 # %% ../nbs/reference/sparse.ipynb #6a226817

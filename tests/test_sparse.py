@@ -439,3 +439,33 @@ def test_sparse_mask_of_a_tensor_that_requires_grad():
     x = litnn.tensor(RNG.standard_normal((3, 4)), requires_grad=True)
     mk = litnn.tensor((RNG.random((3, 4)) > 0.5).astype(np.float64)).to_sparse()
     assert litnn.autograd.gradcheck(lambda x: x.sparse_mask(mk).to_dense(), (x,))
+
+
+@pytest.mark.parametrize('layout', ['coo', 'csr', 'csc', 'bsr'])
+@pytest.mark.parametrize('dtype', ['float64', 'float32', 'int64', 'bool'])
+def test_sum_of_all_elements_of_a_sparse_tensor_as_torch(layout, dtype):
+    # torch sums a sparse tensor's stored values into a dense 0-d tensor (test_autograd.py's test_sparse_mm_backward);
+    # litnn refused sum() on sparse tensors
+    def run(L):
+        D = np.array([[0., 1.5, 0., 2.], [3., 0., 0., -1.], [0., 0., 4., 0.]])
+        x = L.tensor(D, dtype=getattr(L, dtype)) if dtype != 'bool' else L.tensor(D != 0)
+        s = {'coo': x.to_sparse, 'csr': x.to_sparse_csr, 'csc': x.to_sparse_csc, 'bsr': lambda: x[:2].to_sparse_bsr((1, 2))}[layout]()
+        r = s.sum()
+        return str(r.layout).split('.')[-1], str(r.dtype).split('.')[-1], r.item()
+    assert run(litnn) == run(torch)
+
+
+@pytest.mark.parametrize('grad', ['dense', 'sparse', 'sum'])
+def test_mm_of_two_sparse_matrices_gradients_as_torch(grad):
+    # torch.mm's gradients for sparse @ sparse are the plain products g @ b.T and a.T @ g (dense for a dense gradient,
+    # the product's own entries for a sparse one); litnn kept them to the operands' patterns, as torch.sparse.mm does
+    def run(L):
+        A = np.array([[0., 1.5, 0., 2.], [3., 0., 0., -1.], [0., 0., 4., 0.]])
+        Bm = np.array([[0., 1.], [2., 0.], [0., 0.], [0.5, 0.]])
+        G = np.array([[1., -2.], [0.5, 3.], [-1., 0.25]])
+        a, b = L.tensor(A).to_sparse().requires_grad_(), L.tensor(Bm).to_sparse().requires_grad_()
+        r = a.mm(b)
+        if grad == 'sum': r.sum().backward()
+        else: r.backward(L.tensor(G) if grad == 'dense' else L.tensor(G).sparse_mask(r.detach().coalesce()))
+        return [(str(t.grad.layout).split('.')[-1], t.grad.to_dense().tolist()) for t in (a, b)]
+    assert run(litnn) == run(torch)
