@@ -147,6 +147,30 @@ def test_chunk_size():
         np.testing.assert_allclose(vmap(lambda a: a.softmax(0), chunk_size=c)(x).numpy(), torch.func.vmap(lambda a: a.softmax(0), chunk_size=c)(tx).numpy())
 
 
+@pytest.mark.parametrize('chunk', [None, 2])
+@pytest.mark.parametrize('create_graph', [False, True])
+def test_autograd_grad_of_an_outer_graph(chunk, create_graph):
+    "vmap over autograd.grad with batched grad_outputs on a graph built outside the vmap (a Jacobian row by row, as TorchJD's "
+    "mtl_backward): torch's is_grads_batched; retain_graph=False frees the graph once, after the last sample, as torch's."
+    def run(T, x, w):
+        x, w = x.clone().requires_grad_(), w.clone().requires_grad_()
+        y = (w * x.sin()).sum(1)                      # 2 outputs
+        z = (x * x).sum()                             # its grad_output left unbatched
+        vjp = lambda v, u: T.autograd.grad((y, z), (x, w), (v, u), create_graph=create_graph)
+        jx, jw = T.vmap(vjp, in_dims=(0, None), chunk_size=chunk)(T.eye(2, dtype=x.dtype), T.tensor(3., dtype=x.dtype))
+        after = None
+        if create_graph: (gx,) = T.autograd.grad(jx.sum() + jw.square().sum(), (x,)); after = gx
+        else:
+            try: y.sum().backward()
+            except RuntimeError as e: after = str(e)[:40]
+        return jx, jw, after
+    (x, tx), (w, tw) = pair((3,)), pair((2, 3), seed=1)
+    mine, theirs = run(litnn, x, w), run(torch, tx, tw)
+    for a, b in zip(mine[:2], theirs[:2]): np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12, atol=1e-14)
+    if create_graph: np.testing.assert_allclose(mine[2].numpy(), theirs[2].numpy(), rtol=1e-12)
+    else: assert mine[2] == theirs[2] and mine[2].startswith('Trying to backward through the graph a')
+
+
 def test_fallbacks(monkeypatch):
     "An op without a rule loops over the samples for itself; a function that reads values loops as a whole: both exact."
     calls = []

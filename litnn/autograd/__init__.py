@@ -80,6 +80,7 @@ from collections.abc import Mapping
 from .._tensor import Tensor
 from .._creation import zeros_like
 from .graph import _edge
+from .grad_mode import _Mode
 from .engine import _execute, _root, _grad_for, _as_tuple, _as_tensor
 
 # %% ../../nbs/13a_tensor_hooks_and_grad.ipynb #275f3586
@@ -114,7 +115,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     gos = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
     if len(gos) < len(outputs): raise RuntimeError(f"got {len(outputs)} tensors and {len(gos)} gradients")   # (more are ignored, as torch)
     if retain_graph is None: retain_graph = create_graph
-    if is_grads_batched: res = _batched_grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused)
+    # inside a vmap, batched grad_outputs on a graph built outside it are is_grads_batched (33a_vmap)
+    res = NotImplemented if _Mode.batched is None or is_grads_batched else _Mode.batched.autograd_grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused)
+    if res is not NotImplemented: pass
+    elif is_grads_batched: res = _batched_grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused)
     else: res = _grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused)
     if materialize_grads:
         if builtins.any(r is None and not isinstance(t, Tensor) for r, t in zip(res, inputs)):

@@ -487,6 +487,27 @@ def _custom_vmap(cls, args, kwargs):
 
 _dispatch.custom_vmap = _custom_vmap   # what a Function's apply (14_custom_functions) calls while a vmap runs
 
+# %% ../../nbs/33a_vmap.ipynb #17947287
+from ..autograd import _batched_grad   # 13a_tensor_hooks_and_grad: is_grads_batched's walk
+
+def _batched_autograd_grad(outputs, inputs, gos, retain_graph, create_graph, allow_unused):
+    """`autograd.grad` while a vmap runs (its hook): `grad_outputs` batched at the running level on plain outputs and inputs
+    is `is_grads_batched`'s walk, the gradients batched; `NotImplemented` for anything else (the caller's usual road)."""
+    level = _level[0]
+    if any(isinstance(t, BatchedTensor) for t in (*outputs, *inputs)) or not any(_is_b(g, level) for g in gos) \
+       or any(isinstance(g, BatchedTensor) and (not _is_b(g, level) or isinstance(g._value, BatchedTensor)) for g in gos):
+        return NotImplemented
+    n = next(g._value.shape[0] for g in gos if _is_b(g, level))
+    phys = tuple(g._value if _is_b(g, level) else g.unsqueeze(0).expand((n,) + tuple(g.shape)) if isinstance(g, Tensor) else g
+                 for g in gos)
+    prev, _Mode.batched = _Mode.batched, None     # (the walk is on plain tensors)
+    try: res = _batched_grad(outputs, inputs, phys, retain_graph, create_graph, allow_unused)
+    finally: _Mode.batched = prev
+    return tuple(None if r is None else _batched(r, level) for r in res)
+
+_dispatch.autograd_grad = _batched_autograd_grad   # what `autograd.grad` (13a_tensor_hooks_and_grad) calls while a vmap runs
+
+
 # %% ../../nbs/reference/func/batch_norm_replacement.ipynb #c5d79812
 @exposed_in("litnn.func")
 def debug_unwrap(tensor, *, recurse=True):
