@@ -400,7 +400,7 @@ class RemainderBackward0(Op):
             _check_divisor(xp, b, a)
             return _first_layout(xp.remainder(a, b), a, b)
         m = xp.fmod(a, b)           # torch's kernel: fmod, moved by b where its sign differs from b's (numpy's remainder
-        return _first_layout(xp.where((m != 0) & ((b < 0) != (m < 0)), m + b, m), a, b)   # gives a zero b's sign; torch keeps fmod's: -2 % 2 is -0.)
+        return _first_layout(_where((m != 0) & ((b < 0) != (m < 0)), m + b, m), a, b)   # gives a zero b's sign; torch keeps fmod's: -2 % 2 is -0.)
     @staticmethod
     def backward(ctx, g):
         (x, y), (nx, ny), (sx, sy) = ctx.saved_tensors, _needs(ctx, 2), ctx.shapes
@@ -1641,9 +1641,10 @@ def _lerp(xp, a, b, w):
     d = b - a
     if not hasattr(w, 'dtype'):      # a number: one branch, the weight read in the arrays' dtype as torch's scalar
         w = a.dtype.type(w)
-        return _fma(w, d, a, a.dtype) if w < 0.5 else _fma(-d, 1 - w, b, a.dtype)
-    if a.dtype == np.float64: return xp.where(w < 0.5, a + w * d, b - d * (1 - w))   # (a float64 tensor weight: as written, nearer torch's)
-    return xp.where(w < 0.5, _fma(w, d, a, a.dtype), _fma(-d, 1 - w, b, a.dtype))
+        return _fma(w, d, a, a.dtype) if builtins.abs(w) < 0.5 else _fma(-d, 1 - w, b, a.dtype)     # (|w| < ½: torch's is_lerp_weight_small)
+    small = xp.abs(w) < 0.5
+    if a.dtype == np.float64: return _where(small, a + w * d, b - d * (1 - w))   # (a float64 tensor weight: as written, nearer torch's)
+    return _where(small, _fma(w, d, a, a.dtype), _fma(-d, 1 - w, b, a.dtype))
 
 class LerpBackward0(Op):
     "lerp with a number weight"

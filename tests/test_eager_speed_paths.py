@@ -272,3 +272,29 @@ def test_pad_gradients_sum_in_torch_order(dtype, mode, pads, shape):
     bits_equal(out[0][0], out[1][0])
     if mode != 'circular': bits_equal(out[0][1], out[1][1])
     else: close_with_specials(out[0][1], out[1][1], 1e-5 if dtype == np.float32 else 1e-13)
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('weight', [0.3, 0.7, 0.5, -2.0, 'tensor'])
+def test_lerp_large_matches_torch_bits(dtype, weight, kernels):
+    """A number weight: one fused multiply-add (float32: in float64, rounded once; one compiled loop where numba runs), from
+    the start for |w| < 0.5 and from the end otherwise, as torch's kernel (float64: x87's long double, an ulp off at times)."""
+    x, y = special(dtype), special(dtype, seed=14)
+    w = np.random.default_rng(15).uniform(-0.5, 1.5, x.shape).astype(dtype) if weight == 'tensor' else weight
+    f = lambda lib, a, b: lib.lerp(a, b, lib.tensor(w) if weight == 'tensor' else w)
+    (ly, ty), (lg, tg) = run_both(f, x, y)
+    if dtype == np.float32 and weight != -2.0: bits_equal(ly, ty)
+    else: close_with_specials(ly, ty, 1e-6 if dtype == np.float32 else 1e-12)     # (-2: 66 of 19,800 an ulp off, near overflow)
+    for a, b in zip(lg, tg): bits_equal(a, b)
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('divisor', [1.5, -1.5, 'tensor'])
+def test_remainder_large_matches_torch_bits(dtype, divisor):
+    "fmod, moved by the divisor where the signs differ (picked without where's branch per element): torch's values to the bit."
+    x = special(dtype)
+    d = special(dtype, seed=16) if divisor == 'tensor' else divisor
+    l = litnn.remainder(litnn.tensor(x), litnn.tensor(d) if divisor == 'tensor' else d)
+    t = torch.remainder(torch.tensor(x), torch.tensor(d) if divisor == 'tensor' else d)
+    if divisor == 'tensor':      # (subnormal, huge and infinite divisors: numpy's fmod and torch's formula differ there, as before)
+        keep = (np.abs(d) >= np.finfo(dtype).tiny) & (np.abs(d) < 1e30) & (np.abs(x) < 1e30)   # (torch: NaN where x / d overflows)
+        bits_equal(l.numpy()[keep], t.numpy()[keep])
+    else: bits_equal(l, t)

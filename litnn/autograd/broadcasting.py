@@ -13,6 +13,7 @@ from .graph import Op, Node, _FREED, _Packed, _num, _ndarray, _detached_since
 from .grad_mode import _Mode
 from .._flags import _warn_once
 from ..backend import _writeable_alias
+from .. import fused
 from ..storage import _root as _memory_root, _address
 from .._python_arg_parser import _int_list   # torch's parser's int lists (reference/torch/with_numpy_argument_names)
 
@@ -331,6 +332,11 @@ def _fma(a, b, c, d):
         w = lambda v: v.astype(np.longdouble) if hasattr(v, 'dtype') else np.longdouble(v)
         return (w(a) * w(b) + w(c)).astype(np.float64)
     if d != np.float32 and not _half(np.empty(0, d)): return a * b + c
+    if d == np.float32 and type(c) is np.ndarray and c.dtype == np.float32 and c.size >= 4096 and (np.ndim(a) == 0) != (np.ndim(b) == 0):
+        n, v = (a, b) if np.ndim(a) == 0 else (b, a)     # a number times a float32 array plus one: one compiled loop where
+        if type(v) is np.ndarray and v.dtype == np.float32 and v.shape == c.shape:      # numba runs (lerp's, its five
+            out = c.copy()                                                               # float64 passes: 6x torch)
+            if fused.fma_into(out, n, v): return out
     w = lambda v: v.astype(np.float64) if hasattr(v, 'dtype') else np.float64(np.float32(v))
     r = (w(a) * w(b) + w(c)).astype(np.float32)
     return r if d == np.float32 else r.astype(d)
