@@ -1227,7 +1227,8 @@ def to_sparse_coo(self:Tensor):
         if self.is_sparse: return self
         if self._requires_grad: return _sparse_grad_ops['ToSparseBackward1'].apply(self)
         return Tensor._make(_coo(self._data))
-    return Tensor._make(_from_dense(_plain(self, 'to_sparse_coo'), self._data.ndim))
+    if self._requires_grad: return _sparse_grad_ops['ToSparseBackward1'].apply(self)    # (its gradient goes back dense)
+    return Tensor._make(_from_dense(self._data, self._data.ndim))
 
 # %% ../nbs/reference/sparse.ipynb #b5216f56
 @patch
@@ -1235,7 +1236,8 @@ def to_sparse(self:Tensor, *args, layout=None, blocksize=None, dense_dim=None):
     "This tensor sparse: `to_sparse(sparse_dim)` keeps the last dims dense; `layout=` a compressed layout (`blocksize=` for BSR/BSC)."
     if args:    # the legacy form, to_sparse(sparseDims)
         if _type(self._data) is _SparseArray: raise RuntimeError("sparse_dim argument is only supported for strided layout input")
-        return Tensor._make(_from_dense(_plain(self, 'to_sparse'), args[0]))
+        if self._requires_grad: return _sparse_grad_ops['ToSparseBackward0'].apply(self, sparse_dim=args[0])
+        return Tensor._make(_from_dense(self._data, args[0]))
     if (layout in _BLOCK_LAYOUTS) == (blocksize is None):   # blocks need a blocksize, and only blocks take one
         dst, src = layout or sparse_coo, self.layout
         where = 'to_sparse' if src is dst else {strided: 'dense_to_sparse', sparse_coo: 'sparse_coo_to_sparse'}.get(src, 'sparse_compressed_to_sparse')
@@ -1243,7 +1245,8 @@ def to_sparse(self:Tensor, *args, layout=None, blocksize=None, dense_dim=None):
     if layout in _COMPRESSED: return _to_compressed(self, layout, blocksize, dense_dim)
     if layout not in (None, sparse_coo): raise _unsupported(f"to_sparse(layout={layout})", layout)
     if dense_dim and _type(self._data) is not _SparseArray:
-        return Tensor._make(_from_dense(_plain(self, 'to_sparse'), self._data.ndim - dense_dim))
+        if self._requires_grad: return _sparse_grad_ops['ToSparseBackward1'].apply(self, sparse_dim=self._data.ndim - dense_dim)
+        return Tensor._make(_from_dense(self._data, self._data.ndim - dense_dim))
     return self.to_sparse_coo()
 
 def _to_compressed(self, layout, blocksize=None, dense_dim=None):

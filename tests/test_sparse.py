@@ -469,3 +469,20 @@ def test_mm_of_two_sparse_matrices_gradients_as_torch(grad):
         else: r.backward(L.tensor(G) if grad == 'dense' else L.tensor(G).sparse_mask(r.detach().coalesce()))
         return [(str(t.grad.layout).split('.')[-1], t.grad.to_dense().tolist()) for t in (a, b)]
     assert run(litnn) == run(torch)
+
+
+@pytest.mark.parametrize('call', ['x.to_sparse()', 'x.to_sparse(1)', 'x.to_sparse_coo()', 'x.to_sparse(dense_dim=1)',
+                                  'x.to_sparse_csr().to_sparse()'])
+@pytest.mark.parametrize('how', ['dense', 'sparse', 'via_dense'])
+def test_dense_to_coo_is_differentiable_as_torch(call, how):
+    # torch records ToSparseBackward1 (ToSparseBackward0 for to_sparse(sparse_dim)); the gradient goes back dense
+    # (test_autograd.py's test_to_sparse_backward); litnn refused a dense tensor that requires grad
+    def run(L):
+        X = np.array([[0., 1.5, 0., 2.], [3., 0., 0., -1.], [0., 0., 4., 0.]])
+        G = np.arange(12.).reshape(3, 4) - 5
+        x = L.tensor(X, requires_grad=True)
+        s = eval(call)
+        if how == 'via_dense': g, = L.autograd.grad((s.to_dense() * L.tensor(G)).sum(), x)
+        else: g, = L.autograd.grad(s, x, L.tensor(G) if how == 'dense' else L.tensor(G).to_sparse(s.sparse_dim()))
+        return type(s.grad_fn).__name__, s.sparse_dim(), str(g.layout).split('.')[-1], g.tolist()
+    assert run(litnn) == run(torch)
