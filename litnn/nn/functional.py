@@ -3569,9 +3569,18 @@ class AffineGridGeneratorBackward0(Op):
         return g.reshape(g.shape[0], -1, g.shape[-1]).mT @ Tensor._make(ctx.base)
 
 # %% ../../nbs/reference/nn/grid_sample.ipynb #8879107e
-def _to_pixels(c, n, align_corners):
-    "Normalised coordinates -> pixel coordinates along a side of n pixels."
-    return (c + 1) / 2 * (n - 1) if align_corners else ((c + 1) * n - 1) / 2
+def _to_pixels(c, n, align_corners, vectorised=False):
+    """Normalised coordinates -> pixel coordinates along a side of n pixels, rounded as torch's kernels: the 3-d one (and
+    half precision) ((c + 1)·n - 1)/2 or (c + 1)/2·(n - 1); the vectorised 2-d one (float32/float64) (c + 1)·(n/2) - 1/2,
+    whose compiler fuses the product and the difference (float32: one rounding, from the exact product), or (c + 1)·((n - 1)/2)."""
+    if not vectorised or c._data.dtype.itemsize < 4: return (c + 1) / 2 * (n - 1) if align_corners else ((c + 1) * n - 1) / 2
+    c1 = c + 1
+    if align_corners: return c1 * ((n - 1) / 2)
+    p = c1 * (n / 2) - 0.5
+    if p._data.dtype != np.float32: return p
+    with np.errstate(invalid='ignore'):
+        d = (c1._data.astype(np.float64) * (n / 2) - 0.5).astype(np.float32) - p._data
+    return p + Tensor._make(array_namespace(d).where(d == d, d, 0))     # the fused values (inf, NaN kept); the gradient stays n/2
 
 def _reflect(c, lo2, hi2):
     "torch's reflect_coordinates: `c` mirrored into [lo2/2, hi2/2] as often as needed."
@@ -3666,7 +3675,7 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
         raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if mode == 'bicubic' and k == 3: raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     sizes = input.shape[2:]
-    coords = [_to_pixels(grid[..., k - 1 - d], sizes[d], align_corners) for d in range(k)]   # in the input's order: (z,) y, x
+    coords = [_to_pixels(grid[..., k - 1 - d], sizes[d], align_corners, k == 2) for d in range(k)]   # in the input's order: (z,) y, x
     if mode == 'bicubic': return _bicubic(input, coords, padding_mode, align_corners)
     coords = [_inside(c, n, padding_mode, align_corners) for c, n in zip(coords, sizes)]
     if mode == 'nearest':
