@@ -3688,13 +3688,20 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
     if k == 3:   # torch's 3-d kernel reads a coordinate that is not finite or beyond int32 as -100, outside (its 2-d one does not)
         coords = [where(Tensor._make(np.isfinite(c._data) & (c._data <= 2 ** 31 - 2) & (c._data >= -2 ** 31)), c, -100.) for c in coords]
     lo = [np.floor(c._data) for c in coords]             # in floating point: a huge coordinate's fraction stays finite
+    if k == 3:    # torch's 3-d kernel: the weights (x_hi - x) or (x - x_lo) for x, then y, then z, in the input's dtype
+        coords3 = [c.unsqueeze(1) for c in coords]
+        below = [(Tensor._make(l + 1) if l.dtype == np.float64 else Tensor._make((l + 1).astype(l.dtype))).unsqueeze(1) for l in lo]
+        lo_t = [Tensor._make(l).unsqueeze(1) for l in lo]
     frac = [(c - Tensor._make(l)).unsqueeze(1) for c, l in zip(coords, lo)]
     lo = [np.where(np.abs(l) < 2 ** 62, l, -2 ** 62).astype(np.int64) for l in lo]    # (taps that far away are outside)
     out = 0
     for corner in itertools.product((0, 1), repeat=k):        # the 4 (or 8) neighbours, weighed by the fractions
         idx = [l + b for l, b in zip(lo, corner)]
         w = 1
-        for f, b in zip(frac, corner): w = w * (f if b else 1 - f)
+        if k == 3:
+            for d in (2, 1, 0): w = w * ((coords3[d] - lo_t[d]) if corner[d] else (below[d] - coords3[d]))
+        else:
+            for f, b in zip(frac, corner): w = w * (f if b else 1 - f)
         out = out + _read(input, idx, _within(idx, sizes)) * w
     return out
 
