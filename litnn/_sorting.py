@@ -272,6 +272,24 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     idx = xp.take_along_axis(part, _order(xp.take_along_axis(a, part, d), d, largest), d)   # then sort only those
     return _select(TopkBackward0, input, idx, d, kind='topk')
 
+def _kth_index(a, k, d):
+    """Index along `d` (keepdims) of the k-th smallest of numpy array `a`. Where that value occurs once in its row, the one
+    a partition finds in O(n) (a full sort was 5x torch); where it repeats (or is one of several NaN), which one: ATen's
+    quickselect's (`_exact` arrays), else the first (a stable order)."""
+    s = np.moveaxis(_sortable(a), d, -1)
+    rows = s.reshape(-1, s.shape[-1])
+    i = np.argpartition(rows, k - 1, axis=-1)[:, k - 1]
+    v = rows[np.arange(len(rows)), i]
+    redo = (rows == v[:, None]).sum(-1) > 1
+    if rows.dtype.kind == 'f': redo |= np.isnan(v) & (np.isnan(rows).sum(-1) > 1)
+    if redo.any():
+        if _exact(a):
+            rs, back = _rows_pairs(rows[redo], -1)
+            for r in rs: _aten_quick_select(r, k - 1)
+            i[redo] = back([[r[k - 1][1]] for r in rs], 1).reshape(-1)
+        else: i[redo] = _order(rows[redo], -1)[:, k - 1]
+    return np.moveaxis(i.reshape(s.shape[:-1] + (1,)), -1, d)
+
 def kthvalue(input, k, dim=-1, keepdim=False):
     "The `k`-th smallest value along `dim` (k counts from 1), and its index."
     a, d = input._data, _dim_of(input, dim)
@@ -280,10 +298,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if not 1 <= k <= n: raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if a.dtype.kind in 'bc': raise NotImplementedError(f'"kthvalue_cpu" not implemented for \'{_LEGACY[input.dtype.name]}\'')   # the kernel, after the sizes
     if not a.ndim: return _select(KthvalueBackward0, input, array_namespace(a).zeros((), np.int64), 0, kind='kthvalue')
-    if _exact(a) and _ties(a, d):          # which of equal values: ATen's quickselect decides
-        rows, back = _rows_pairs(a, d)
-        for r in rows: _aten_quick_select(r, k - 1)
-        idx = back([[r[k - 1][1]] for r in rows], 1)
+    if type(a) is np.ndarray: idx = _kth_index(a, k, d)
     else: idx = _order(a, d)[(slice(None),) * d + (slice(k - 1, k),)]
     return _select(KthvalueBackward0, input, idx if keepdim else idx.squeeze(d), d, keepdim, 'kthvalue')
 
