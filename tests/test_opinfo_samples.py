@@ -465,3 +465,17 @@ def test_grid_sample_3d_weights_as_torch(dtype, padding_mode, align_corners):
                                        padding_mode, align_corners).float().numpy() for L in (torch, litnn)]
     tol = dict(float16=(1e-3, 1e-5), bfloat16=(1.6e-2, 1e-5), float32=(1.3e-6, 1e-5))[dtype]
     np.testing.assert_allclose(got[1], got[0], rtol=tol[0], atol=tol[1])
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16', 'float32'])
+@pytest.mark.parametrize('padding_mode', ['zeros', 'border', 'reflection'])
+@pytest.mark.parametrize('align_corners', [False, True])
+def test_grid_sample_bicubic_separable_as_torch(dtype, padding_mode, align_corners):
+    """torch's bicubic grid sampler interpolates each row of 4 taps along x, then the 4 rows along y (cubic_interp1d),
+    each step rounded in float16/bfloat16; litnn summed the 16 products tap by tap (OpInfo half samples: 12 of 12 differed)."""
+    r = np.random.default_rng(2)
+    inp, g = r.standard_normal((2, 3, 5, 5)), r.uniform(-1.2, 1.2, (2, 6, 7, 2))
+    got = [L.nn.functional.grid_sample(L.tensor(inp).to(getattr(L, dtype)), L.tensor(g).to(getattr(L, dtype)), 'bicubic',
+                                       padding_mode, align_corners).float().numpy() for L in (torch, litnn)]
+    tol = dict(float16=(1e-3, 1e-5), bfloat16=(1.6e-2, 1e-5), float32=(1.3e-6, 1e-5))[dtype]
+    np.testing.assert_allclose(got[1], got[0], rtol=tol[0], atol=tol[1])

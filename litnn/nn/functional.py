@@ -3640,10 +3640,12 @@ def _bicubic(input, coords, padding_mode, align_corners):
         # torch's safe_downgrade_to_int_range: a tap that is not finite or beyond int32 reads as -100, outside the input
         return np.where(np.isfinite(t) & (t <= 2 ** 31 - 2) & (t >= -2 ** 31), t, -100).astype(np.int64)
     out = 0
-    for i in range(4):
+    for i in range(4):      # torch's order: each row of 4 taps interpolated along x, then the 4 rows along y
+        row = 0
         for j in range(4):
             idx = [tap(lo[0], i, sizes[0]), tap(lo[1], j, sizes[1])]
-            out = out + _read(input, idx, _within(idx, sizes)) * weights[0][i] * weights[1][j]
+            row = row + _read(input, idx, _within(idx, sizes)) * weights[1][j]
+        out = out + row * weights[0][i]
     return out
 
 def _grid_sampler_common(input, grid):
