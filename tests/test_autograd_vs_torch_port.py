@@ -529,3 +529,24 @@ def test_saved_tensors_hooks_changed_during_backward_do_not_leak(during):
         if during == 'exit': ctx.__exit__()
         return n, len(calls)
     same(f)
+
+
+@pytest.mark.parametrize('grad_dtype', ['default', 'none', 'float16'])
+@pytest.mark.parametrize('accumulator_first', [False, True])
+def test_custom_function_gradient_dtype_follows_grad_dtype(grad_dtype, accumulator_first):
+    # torch casts a custom backward's gradient to the input's dtype, except for a leaf whose grad_dtype is None (any
+    # dtype: the float64 gradient is kept) or set (cast to it); litnn always cast to the input's dtype (test_grad_dtype)
+    def f(L):
+        class M(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, inp): return inp * 2
+            @staticmethod
+            def backward(ctx, g): return g.to(L.float64)
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        if accumulator_first: x.clone()
+        if grad_dtype != 'default': x.grad_dtype = None if grad_dtype == 'none' else L.float16
+        M.apply(x).sum().backward()
+        first = str(x.grad.dtype).split('.')[-1]
+        M.apply(x).sum().backward()      # accumulates into the existing .grad, in its dtype
+        return first, str(x.grad.dtype).split('.')[-1], x.grad.tolist()
+    same(f)

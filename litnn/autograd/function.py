@@ -6,7 +6,7 @@
 from __future__ import annotations
 import builtins, functools, inspect, warnings, numpy as np
 from .._tensor import Tensor, _version_counter, _bump
-from .graph import Node, _edge, _counter, _SavedOutput
+from .graph import Node, _edge, _counter, _SavedOutput, AccumulateGrad
 from .engine import _check_inplace, _new_history, _checked_gradient
 from ..backend import array_namespace, _type_name
 from .grad_mode import _Mode, no_grad
@@ -19,8 +19,13 @@ def _validated(ctx, grads):
     "The gradients custom backward `ctx` returned for its tensor inputs, checked as torch's engine checks them (`_checked_gradient`)."
     if builtins.all(not isinstance(g, Tensor) or (g._data.shape == s and g._data.dtype == d and g.device is dev) for g, (s, d, dev) in zip(grads, ctx._in_meta)): return grads   # the common case
     # (no check for an input that needs no gradient: torch skips it too)
-    return tuple(_checked_gradient(f"Function {ctx.name()} returned an ", i, g, *meta) if isinstance(g, Tensor) and fn is not None else g
+    return tuple(_checked_gradient(f"Function {ctx.name()} returned an ", i, g, *_meta_for(fn, meta, g)) if isinstance(g, Tensor) and fn is not None else g
                  for i, (g, (fn, _), meta) in enumerate(zip(grads, ctx.next_functions, ctx._in_meta)))
+
+def _meta_for(fn, meta, g):
+    "An input's (shape, dtype, device) to check gradient `g` by: a leaf whose grad_dtype is None takes any dtype (torch keeps g's)."
+    if type(fn) is AccumulateGrad and fn.variable._grad_dtype is None: return (meta[0], g._data.dtype, *meta[2:])
+    return meta
 
 # %% ../../nbs/14_custom_functions.ipynb #b7a0b590
 def _only_tensors(args, message):
