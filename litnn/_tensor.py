@@ -293,6 +293,10 @@ def _set_grad_dtype(self, dtype):
     _leaf_only(self, 'set')
     if dtype is not None and not isinstance(dtype, B.dtype):
         raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got {type(dtype).__name__}")
+    g = self._grad
+    if dtype is not None and g is not None and g.dtype is not dtype:     # an existing .grad must already be of the new dtype
+        raise RuntimeError(f"Cannot set grad_dtype to '{B._LEGACY[dtype.name]}' because there is already a gradient with dtype '{B._CPP[g.dtype.name]}'. "
+                           "Please clear the gradient (.grad = None) before changing grad_dtype, or ensure the new grad_dtype matches the existing gradient's dtype.")
     self._grad_dtype = dtype
 
 Tensor.grad_dtype = property(_get_grad_dtype, _set_grad_dtype, doc=

@@ -550,3 +550,14 @@ def test_custom_function_gradient_dtype_follows_grad_dtype(grad_dtype, accumulat
         M.apply(x).sum().backward()      # accumulates into the existing .grad, in its dtype
         return first, str(x.grad.dtype).split('.')[-1], x.grad.tolist()
     same(f)
+
+
+@pytest.mark.parametrize('new', ['float16', 'float32', 'float64', 'None'])
+def test_grad_dtype_set_over_an_existing_gradient(new):
+    # torch refuses a grad_dtype other than None or the existing .grad's dtype (test_grad_dtype); litnn accepted any
+    def f(L):
+        g = L.tensor([1.0, 2.0], requires_grad=True)
+        g.grad = L.tensor([1.0, 1.0])
+        g.grad_dtype = None if new == 'None' else getattr(L, new)
+        return str(g.grad_dtype).replace('litnn', 'torch'), g.grad.dtype is L.float32
+    same(f)
