@@ -2923,7 +2923,7 @@ def _lgamma_series(xp, e, near_one):
     s = e * _LGAMMA_SERIES[-1]
     for c in _LGAMMA_SERIES[-2::-1]: s = e * (c + s)
     s = e * (1 - _EULER + s)
-    return _where(near_one, s - xp.log1p(e), s)
+    return xp.where(near_one, s - xp.log1p(e), s)
 
 def _stirling(xp, x):
     "lgamma(x) for x >= 13."
@@ -2934,16 +2934,16 @@ def _stirling(xp, x):
 # %% ../nbs/reference/special.ipynb #1f5b00cd
 def _lgamma_positive(xp, x):
     "lgamma on arrays for x >= 1/2 (inf and NaN pass through)."
-    small = _where(x < 13, x, 2.)
+    small = xp.where(x < 13, x, 2.)
     prod = xp.ones_like(x)
     for _ in range(11):                         # lgamma(x) = log((x-1)...(x-n)) + lgamma(x-n), x-n in [1.5, 2.5)
         down = small >= 2.5
         if not down.any(): break
-        small = _where(down, small - 1, small)
-        prod = prod * _where(down, small, 1)
-    e = _where(small < 1.5, small - 1, small - 2)
+        small = xp.where(down, small - 1, small)
+        prod = prod * xp.where(down, small, 1)
+    e = xp.where(small < 1.5, small - 1, small - 2)
     near = xp.log(prod) + _lgamma_series(xp, e, small < 1.5)
-    return _where(x < 13, near, _stirling(xp, _where(x < 13, 13., x)))
+    return xp.where(x < 13, near, _stirling(xp, xp.where(x < 13, 13., x)))
 
 def _lgamma(xp, a):
     "log |Γ(a)| on arrays; reflection below 1/2, inf at the poles."
@@ -2951,9 +2951,9 @@ def _lgamma(xp, a):
     with np.errstate(all='ignore'):
         reflect = x < 0.5
         r = x - xp.round(x)                     # sin(πx) from the nearest integer: exact reduction
-        pos = _lgamma_positive(xp, _where(reflect, 1 - x, x))
-        out = _where(reflect, math.log(math.pi) - xp.log(xp.abs(xp.sin(math.pi * r))) - pos, pos)
-        out = _where((reflect & (r == 0)) | xp.isinf(x), np.inf, out)
+        pos = _lgamma_positive(xp, xp.where(reflect, 1 - x, x))
+        out = xp.where(reflect, math.log(math.pi) - xp.log(xp.abs(xp.sin(math.pi * r))) - pos, pos)
+        out = xp.where((reflect & (r == 0)) | xp.isinf(x), np.inf, out)
     return out.astype(a.dtype)
 
 # %% ../nbs/reference/special.ipynb #a7538007
@@ -2964,17 +2964,17 @@ def _digamma(xp, a):
     x = a.astype(np.float64)
     with np.errstate(all='ignore'):
         neg = x < 0
-        y = _where(neg, 1 - x, x)
+        y = xp.where(neg, 1 - x, x)
         acc = xp.zeros_like(y)
         for _ in range(10):
             up = y < 10
-            acc = acc - _where(up, 1 / _where(up, y, 1), 0)
-            y = _where(up, y + 1, y)
+            acc = acc - xp.where(up, 1 / xp.where(up, y, 1), 0)
+            y = xp.where(up, y + 1, y)
         z, s = 1 / (y * y), _PSI[-1]
         for c in _PSI[-2::-1]: s = c + z * s
         psi = acc + xp.log(y) - 0.5 / y - z * s
-        psi = _where(neg, psi - math.pi / xp.tan(math.pi * (x - xp.trunc(x))), psi)
-        psi = _where(x == 0, xp.copysign(np.inf, -x), _where(neg & (x == xp.trunc(x)), np.nan, psi))
+        psi = xp.where(neg, psi - math.pi / xp.tan(math.pi * (x - xp.trunc(x))), psi)
+        psi = xp.where(x == 0, xp.copysign(np.inf, -x), xp.where(neg & (x == xp.trunc(x)), np.nan, psi))
     return psi.astype(a.dtype)
 
 def _trigamma(xp, x):
@@ -2984,12 +2984,12 @@ def _trigamma(xp, x):
     pi = d(math.pi)
     reflect = x < 0.5
     s = xp.sin(pi * x)
-    out = _where(reflect, -(pi * pi) / (s * s), d(0))
-    x = _where(reflect, 1 - x, x)
+    out = xp.where(reflect, -(pi * pi) / (s * s), d(0))
+    x = xp.where(reflect, 1 - x, x)
     for _ in range(6): out, x = out + 1 / (x * x), x + 1
     ixx = 1 / (x * x)
     out = out + (1 + 1 / (2 * x) + ixx * (d(1) / 6 - ixx * (d(1) / 30 - ixx * (d(1) / 42)))) / x
-    return _where(reflect, -out, out)
+    return xp.where(reflect, -out, out)
 
 def _polygamma(xp, a, n):
     "ψ⁽ⁿ⁾(a) on arrays, n >= 0."
