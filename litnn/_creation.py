@@ -623,6 +623,7 @@ def randn(*args, size=None, generator=None, dtype=None, device=None, requires_gr
 # %% ../nbs/11_making_tensors.ipynb #09fb83de
 def _check_from_to(lo, hi, d):
     "c10's check_from_to_in_range: `from` and `to - 1` must be values of dtype `d` (`randint(0, 300, dtype=uint8)` raises)."
+    if d.is_complex: raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if d.is_floating_point:
         f = B.ml_dtypes.finfo(d.np) if d.name == 'bfloat16' else np.finfo(d.np)
         lim = (builtins.float(f.min), builtins.float(f.max))

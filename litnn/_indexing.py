@@ -289,6 +289,7 @@ def __setitem__(self:Tensor, key, value):
     k, op = _index_key(self, key)
     if op is IndexBackward0: _byte_mask_fill(key, k, value)
     if op is IndexBackward0 and isinstance(value, Tensor) and value._data.dtype != self._data.dtype: _check_put_dtype(self, k, value)
+    if isinstance(value, Tensor) and value._data.dtype.kind == 'c' and self._data.dtype.kind not in 'cb': value = _real_value(self, k, op, value)
     if op is IndexBackward0 and (type(k) is _Chain or _whole(op, k)): _check_put_overlap(self, key, k, value)
     try:      # (an int out of range meets numpy in the overlap check first: its words are made torch's below)
         if op is not IndexBackward0 and isinstance(value, Tensor):    # a copy_ into a view: `y[1:4] = y[0:3]` is torch's error
@@ -312,16 +313,20 @@ def _check_put_overlap(x, key, k, value):
 
 def _setitem_value(x, value):
     "torch's checks of the value of `x[key] = value`: a tensor, or a number (a numpy integer, float64 or complex128 too) that fits x's dtype; not a list or an array."
-    if isinstance(value, Tensor):
-        if value._data.dtype.kind == 'c' and x._data.dtype.kind not in 'cb':     # a complex value into a real tensor: its real part, as copy_ (17b)
-            _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None); return value.real
-        return value
+    if isinstance(value, Tensor): return value     # (a complex one into a real tensor: `_real_value`, once the key is known)
     if isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex, np.integer)):    # (numpy's float64 and complex128 are Python's
         # float and complex; its other floats and its bool are refused, as torch's parser does not read them as numbers here)
         if type(value) is builtins.int and not -2**63 <= value < 2**63: raise ValueError("Overflow when unpacking long long")
         return _checked_scalar(value, x._data.dtype)
     t = type(value)
     raise TypeError(f"can't assign a {t.__qualname__ if t.__module__ == 'builtins' else t.__module__ + '.' + t.__qualname__} to a {x.type()}")
+
+def _real_value(x, k, op, value):
+    """A complex tensor written into a real `x`: through one bool mask, torch's masked_fill_ takes its item (refused if not
+    real); by index tensors, index_put refused it (`_check_put_dtype`); elsewhere its real part, as copy_ (17b)."""
+    if op is IndexBackward0 and _fills_mask(k, value): _checked_scalar(value._data.item(), x._data.dtype); return value.real
+    _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None)
+    return value.real
 
 def _fills_mask(key, value):
     "Does torch's index_put fill a mask here (one value, one bool mask, no other index tensor)? It then casts the value, as `masked_fill_`."

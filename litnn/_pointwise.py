@@ -635,6 +635,7 @@ from .autograd.engine import _inplace, _axpy, _inplace_plain
 from .autograd.operators import _bool_error, _alpha_number
 from .autograd.graph import _check_tensors
 from ._creation import FillBackward2, FillBackward3, _refill
+from ._flags import _warn_once
 
 # %% ../nbs/15b_elementwise_functions.ipynb #9e184901
 class _Unary(Op):
@@ -1003,7 +1004,10 @@ def fill_(self:Tensor, value):
     if isinstance(value, Tensor):
         if value._data.ndim: raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions.")
         if _Mode.grad and value._requires_grad or _Mode.batched is not None: return _inplace(self, FillBackward3.apply, value)   # (in vmap: the value may be batched)
-        return _refill(self, FillBackward2, value.item())        # (a tensor's value is cast, not checked; torch checks overlap then)
+        v = value.item()     # (a tensor's value is cast, not checked; torch checks overlap then)
+        if isinstance(v, builtins.complex) and self._data.dtype.kind not in 'cb':     # its real part, with torch's warning (not numpy's)
+            _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None); v = v.real
+        return _refill(self, FillBackward2, v)
     return _refill(self, FillBackward2, _checked_scalar(value, self._data.dtype, fill=self._data.size == 1), overlap_ok=True)   # one value: memory may repeat
 
 # %% ../nbs/16_reductions.ipynb #681a3386
@@ -3156,7 +3160,9 @@ def mvlgamma(input, p):
     "The multivariate log-gamma function of dimension p."
     _check_tensors("mvlgamma", dict(input=input))
     p = _int_arg(p, 'p', 'mvlgamma', 2)
+    if input.dtype.name == 'bool': raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1: raise RuntimeError("p has to be greater than or equal to 1")
+    if input.is_complex(): _dispatch(input, 'arange_cpu', 'iuf')     # (torch sums lgamma over an arange made in the input's dtype)
     return MvlgammaBackward0.apply(_floating(input), p=p)
 
 # %% ../nbs/reference/special.ipynb #9f89222f
@@ -3378,14 +3384,17 @@ def i0(input):
 # %% ../nbs/reference/special_bessel.ipynb #18f525ae
 def i0e(input):
     "e^-|x| I0(x), without overflow."
+    _check_tensors('special_i0e', dict(input=input))
     return SpecialI0EBackward0.apply(_floating(input, 'i0e_cpu'))
 
 def i1(input):
     "The modified Bessel function of the first kind of order 1, I1."
+    _check_tensors('special_i1', dict(input=input))
     return SpecialI1Backward0.apply(_floating(input, 'i1_cpu'))
 
 def i1e(input):
     "e^-|x| I1(x), without overflow."
+    _check_tensors('special_i1e', dict(input=input))
     return SpecialI1EBackward0.apply(_floating(input, 'i1e_cpu'))
 
 # %% ../nbs/reference/special_bessel.ipynb #419f6c0c

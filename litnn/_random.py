@@ -15,7 +15,7 @@ from .autograd.graph import Op
 from . import backend as B   # (B._vmap_random: inside vmap, a random op's rule, 33a_vmap)
 from ._creation import FillBackward2, UniformBackward0, NormalBackward0, _refill, _parts, _joined
 from ._pointwise import _no_derivative   # a node without derivative, as torch's (15_elementwise_ops)
-from .autograd.broadcasting import _refuse_integers, _into
+from .autograd.broadcasting import _refuse_integers, _into, _dispatch, _FLOATING, _ALL_TYPES
 from .backend import to_dtype
 from ._creation import _float_only, _check_from_to   # the checks torch's kernels make: dtypes without normals, random bounds (11_making_tensors)
 
@@ -441,6 +441,7 @@ def random_(self:Tensor, from_=_ABSENT, to=_ABSENT, *, generator=None):
     "Fill with integers drawn uniformly from [from_, to) (`random_(to)`: [0, to); `to=None` or no bounds: up to all the dtype holds exactly)."
     if B._vmap_random is not None: return B._vmap_random('inplace', 'random_', lambda t: t.random_(from_, to, generator=generator), self)
     d = self.dtype
+    if d.is_complex and from_ is _ABSENT and to is _ABSENT: _dispatch(self, 'random_kernel_cpu', 'iufb')    # (bounds: `_check_from_to`)
     if from_ is _ABSENT and to is _ABSENT: node, lo, hi = RandomBackward2, 0, _top(d) + 1
     elif from_ is _ABSENT or to is _ABSENT: node, lo, hi = RandomBackward1, 0, (to if from_ is _ABSENT else from_)   # random_(to)
     else: node, lo, hi = RandomBackward0, from_, (_top(d) + 1 if to is None else to)
@@ -503,6 +504,7 @@ def geometric_(self:Tensor, p, *, generator=None):
     p = _float_arg(p, 'p', 'geometric_', 1)     # (torch's parser)
     if B._vmap_random is not None: return B._vmap_random('inplace', 'geometric_', lambda t: t.geometric_(p, generator=generator), self)
     if not 0 < p < 1: raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    _dispatch(self, 'geometric_cpu', _ALL_TYPES)     # (integers and floats: not bool, not complex)
     return _refill(self, GeometricBackward0, _draw(self, generator, lambda g, s: np.ceil(np.log(_doubles(g, s)) / np.log(1.0 - p)) if isinstance(g, _TorchRng)
                                                    else g.geometric(p, s)))
 
@@ -511,8 +513,8 @@ def log_normal_(self:Tensor, mean=1.0, std=2.0, *, generator=None):
     "Fill with exp of samples of N(mean, std²)."
     mean, std = _float_arg(mean, 'mean', 'log_normal_', 1), _float_arg(std, 'std', 'log_normal_', 2)     # (torch's parser)
     if B._vmap_random is not None: return B._vmap_random('inplace', 'log_normal_', lambda t: t.log_normal_(mean, std, generator=generator), self)
-    _floats(self, 'log_normal_cpu')
     if not std > 0: raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    _dispatch(self, 'log_normal_cpu', _FLOATING)     # (after std, as torch: floats only, not complex)
     return _refill(self, LogNormalBackward0, array_namespace(self._data).exp(_draw(self, generator, lambda g, s: g.normal_pairs(math.prod(s), mean, std).reshape(s)
                                                                                   if isinstance(g, _TorchRng) else g.standard_normal(s) * std + mean)))
 

@@ -86,7 +86,9 @@ def _size_item(i, s):
     "Item `i` of a shape as an int (bools, numpy ints and integer 0-d tensors are), else torch's TypeError."
     if getattr(s, '_size_like', False): return s      # a symbolic size, as torch's SymInt (a nested tensor's ragged dim: reference/nested)
     try: return operator.index(s)
-    except TypeError: raise TypeError(f"litnn.Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')") from None
+    except TypeError:      # (named as CPython's tp_name: a C type's with its module, torch.Size and numpy.float64 too)
+        t = type(s); name = 'litnn.Size' if isinstance(s, Size) else f'numpy.{t.__name__}' if t.__module__ == 'numpy' else t.__name__
+        raise TypeError(f"litnn.Size() takes an iterable of 'int' (item {i} is '{name}')") from None
 
 _size = functools.partial(tuple.__new__, Size)     # a Size of a tuple known to hold ints
 

@@ -962,8 +962,10 @@ def view_as_complex(input):
         raise RuntimeError(f"view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: {_LEGACY[input.dtype.name]}")
     if a.ndim == 0: raise RuntimeError("Input tensor must have one or more dimensions")
     if a.shape[-1] != 2: raise RuntimeError("Tensor must have a last dimension of size 2")
-    if a.strides[-1] != a.itemsize: raise RuntimeError("Tensor must have a last dimension with stride 1")
-    if any(s % (2 * a.itemsize) for s in a.strides[:-1]): raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    st = input.stride()          # (torch's strides, in elements: numpy gives an empty array zero strides)
+    if st[-1] != 1: raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in st[:-1]): raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if input.storage_offset() % 2: raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return _view_of(ViewAsComplexBackward0.apply(input), input)
 
 @patch

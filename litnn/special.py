@@ -53,18 +53,22 @@ def zeta(input, other):
 # %% ../nbs/reference/special.ipynb #ef833ea5
 def entr(input):
     "-x log x elementwise: 0 at 0, -inf below."
+    _check_tensors('special_entr', dict(input=input))
     return SpecialEntrBackward0.apply(_floating(input, 'entr_cpu'))
 
 def ndtr(input):
     "The standard normal CDF, as torch's kernel: (1 + erf(x / √2)) / 2, each step rounded (0 below about -5.9 in float32)."
+    _check_tensors('special_ndtr', dict(input=input))
     return (1 + erf(_floating(input, 'erf_vml_cpu') * math.sqrt(0.5))) * 0.5
 
 def ndtri(input):
     "The inverse of the standard normal CDF."
+    _check_tensors('special_ndtri', dict(input=input))
     return SpecialNdtriBackward0.apply(_floating(input, 'ndtri_cpu', _FLOAT_AND_DOUBLE))
 
 def log_ndtr(input):
     "log of the standard normal CDF."
+    _check_tensors('special_log_ndtr', dict(input=input))
     return SpecialLogNdtrBackward0.apply(_floating(input, 'log_ndtr_cpu', _FLOAT_AND_DOUBLE))
 
 # %% ../nbs/reference/special.ipynb #7ca789d9
@@ -113,14 +117,18 @@ multi_dim_common = {'input': 'input (Tensor): the input tensor.', 'generator': '
 import math, numpy as np
 from .backend import array_namespace
 from ._pointwise import _floating, _const
+from .autograd.graph import _check_tensors
 from ._pointwise import _poly
 from ._pointwise import SpecialI0EBackward0, SpecialI1Backward0, SpecialI1EBackward0, _i0, _i1, _in_float, _j0, _j1, _k, _spherical_j0, _y0, _y1
 from .autograd.broadcasting import _FLOAT_AND_DOUBLE
 
 # %% ../nbs/reference/special_bessel.ipynb #1f9fb1f1
+_X_ARGUMENT = ('airy_ai', 'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0')    # (torch's name for their input)
+
 def _constant(f, name, doc):
     "A function of torch.special without a derivative: its result is a constant, as in torch."
     def g(input):
+        _check_tensors(f'special_{name}', {'x' if name in _X_ARGUMENT else 'input': input})     # (torch's parser: not a number)
         x = _floating(input, f'{name}_cpu', _FLOAT_AND_DOUBLE)     # (torch's kernels of these: float and double only)
         return _const(f(array_namespace(x._data), x._data))
     g.__name__, g.__qualname__, g.__doc__ = name, name, doc
@@ -184,6 +192,7 @@ airy_ai = _constant(_airy_ai, 'airy_ai', "The Airy function Ai(x), without a der
 # %% ../nbs/reference/special_incomplete_gamma.ipynb #9089fa58
 import math, numpy as np
 from ._pointwise import _floating
+from .autograd.graph import _check_tensors
 from ._pointwise import _Unary
 from ._pointwise import _erfc
 from ._pointwise import IgammaBackward0, IgammacBackward0, _igamma_args
@@ -221,6 +230,7 @@ class SpecialErfcxBackward0(_Unary):
 
 def erfcx(input):
     "The scaled complementary error function e^(x²) erfc(x), without overflow or underflow."
+    _check_tensors('special_erfcx', dict(input=input))
     return SpecialErfcxBackward0.apply(_floating(input, 'erfcx_cpu', _FLOAT_AND_DOUBLE))
 
 # %% ../nbs/reference/special_incomplete_gamma.ipynb #c4b7ece5
@@ -337,8 +347,8 @@ laguerre_polynomial_l = _polynomial('laguerre_polynomial_l', _laguerre)
 legendre_polynomial_p = _polynomial('legendre_polynomial_p', _legendre)
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #69ae7bb2
-from ._pointwise import _wrap_out, _ALL
-_wrap_out(globals(), {'multigammaln': None, 'ndtr': None, 'round': None})      # (composites: unchecked)
+from ._pointwise import _wrap_out, _ALL, _FOUND
+_wrap_out(globals(), {'multigammaln': None, 'ndtr': None, 'round': _FOUND})      # (composites: unchecked; round keeps its dtype)
 _wrap_out(globals(), {n: None for n in ('airy_ai', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'chebyshev_polynomial_t',
     'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'entr', 'erfcx', 'gammainc', 'gammaincc',
     'hermite_polynomial_h', 'hermite_polynomial_he', 'laguerre_polynomial_l', 'legendre_polynomial_p', 'log_ndtr', 'modified_bessel_i0',

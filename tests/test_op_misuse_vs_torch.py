@@ -1327,3 +1327,127 @@ def _prune_refusals(L):
     return out + [str(e.value)]
 
 def test_refused_pruning_changes_nothing(): assert _prune_refusals(litnn) == _prune_refusals(torch)
+
+# --- distributions, fft, special, complex tensors and nn utilities given what they refuse (op-misuse-8)
+def _Dn(L): return L.distributions
+def _mvn(L, cov, **kw): return tuple(_Dn(L).MultivariateNormal(L.zeros(2), L.tensor(cov), **kw).event_shape)
+_NAN, _INF = float('nan'), float('inf')
+def _setitem(L, key, value):
+    x = L.zeros(3)
+    x[key(L)] = value(L)
+    return x
+MISUSE_8 = {
+    # cholesky (LAPACK's potrf) stops at a NaN pivot: NaN or inf in the matrix is "not positive-definite"
+    'cholesky of inf': lambda L: L.linalg.cholesky(L.full((2, 2), _INF)),
+    'cholesky of a NaN pivot': lambda L: L.linalg.cholesky(L.tensor([[_NAN, 0.], [0., 1.]])),
+    'cholesky of a NaN below the diagonal': lambda L: L.linalg.cholesky(L.tensor([[[1., 0.], [0., 1.]], [[1., 0.], [_NAN, 1.]]])),
+    'cholesky of inf below the diagonal': lambda L: L.linalg.cholesky(L.tensor([[1., 0.], [_INF, 1.]])),
+    'cholesky of inf in the last pivot': lambda L: L.linalg.cholesky(L.tensor([[4., 2.], [2., _INF]])),
+    'cholesky NaN above the diagonal (not read)': lambda L: L.linalg.cholesky(L.tensor([[1., _NAN], [0., 1.]])),
+    'cholesky_ex of inf': lambda L: L.linalg.cholesky_ex(L.full((2, 2), _INF)).info,
+    'cholesky_ex of NaNs, batched': lambda L: L.linalg.cholesky_ex(L.tensor([[[1., 0.], [0., 1.]], [[1., _NAN], [_NAN, 1.]]])).info,
+    'MultivariateNormal inf covariance, validated': lambda L: _mvn(L, [[_INF, _INF], [_INF, _INF]], validate_args=True),
+    'MultivariateNormal NaN covariance, not validated': lambda L: _mvn(L, [[_NAN, 0.], [0., 1.]], validate_args=False),
+    'Wishart inf covariance, not validated': lambda L: tuple(_Dn(L).Wishart(L.tensor([3.]), L.full((2, 2), _INF), validate_args=False).batch_shape),
+    'LowRankMultivariateNormal NaN cov_diag': lambda L: tuple(_Dn(L).LowRankMultivariateNormal(L.zeros(2), L.ones(2, 1), L.tensor([_NAN, 1.])).batch_shape),
+    # torch.finfo of an integer dtype is torch's TypeError
+    'Gumbel of integer loc': lambda L: _Dn(L).Gumbel(L.tensor([0, 1]), L.tensor([1., 2.])).batch_shape,
+    'ContinuousBernoulli of integer probs': lambda L: _Dn(L).ContinuousBernoulli(L.tensor([0, 1])).batch_shape,
+    'RelaxedBernoulli log_prob of integers': lambda L: _Dn(L).RelaxedBernoulli(L.tensor([0.5]), L.tensor([0.3, 0.6])).log_prob(L.ones(2, dtype=L.int64)),
+    'SigmoidTransform of integers': lambda L: _Dn(L).transforms.SigmoidTransform()(L.ones(4, dtype=L.int64)),
+    'StickBreakingTransform inverse of integers': lambda L: _Dn(L).transforms.StickBreakingTransform().inv(L.ones(4, dtype=L.int64)),
+    'SoftplusTransform of integers (nn.functional.softplus)': lambda L: _Dn(L).transforms.SoftplusTransform()(L.ones(2, dtype=L.int64)),
+    'SoftplusTransform log_abs_det_jacobian of bools': lambda L: _Dn(L).transforms.SoftplusTransform().log_abs_det_jacobian(L.ones(2, dtype=L.bool), None),
+    'ContinuousBernoulli cdf at inf': lambda L: _Dn(L).ContinuousBernoulli(L.tensor([0.3, 0.6]), validate_args=False).cdf(L.tensor([_INF, -_INF])),
+    'IndependentTransform of a 0-d input': lambda L: _Dn(L).transforms.IndependentTransform(_Dn(L).transforms.ExpTransform(), 1)(L.tensor(0.5)),
+    'IndependentTransform inverse of a 0-d input': lambda L: _Dn(L).transforms.IndependentTransform(_Dn(L).transforms.ExpTransform(), 1).inv(L.tensor(0.5)),
+    'IndependentTransform with -1 dims': lambda L: _Dn(L).transforms.IndependentTransform(_Dn(L).transforms.ExpTransform(), -1)(L.ones(4)),
+    'PowerTransform forward_shape of a float': lambda L: _Dn(L).transforms.PowerTransform(L.tensor(2.)).forward_shape(0.5),
+    'AffineTransform inverse_shape of a float': lambda L: _Dn(L).transforms.AffineTransform(0., 2.).inverse_shape(0.5),
+    'AffineTransform forward_shape broadcasts': lambda L: _Dn(L).transforms.AffineTransform(0., L.ones(3)).forward_shape((2, 1)),
+    'AffineTransform forward_shape mismatch': lambda L: _Dn(L).transforms.AffineTransform(0., L.ones(3)).forward_shape((2, 2)),
+    # fft: an inverse transform of a real input writes through conj_physical's out=, which keeps its dtype
+    'ifft of a real input into a complex128 out': lambda L: L.fft.ifft(L.arange(4.), out=L.empty(4, dtype=L.complex128)),
+    'ihfft of a real input into a complex128 out': lambda L: L.fft.ihfft(L.arange(4.), out=L.empty(3, dtype=L.complex128)),
+    'ifft of a complex input into a complex128 out': lambda L: L.fft.ifft(L.arange(4.).to(L.complex64), out=L.empty(4, dtype=L.complex128)),
+    'fft of a real input into a complex128 out': lambda L: L.fft.fft(L.arange(4.), out=L.empty(4, dtype=L.complex128)),
+    # special: a number is not a tensor; special.round keeps its dtype in out=
+    **{f'special.{f} of a float': (lambda L, f=f: getattr(L.special, f)(0.5)) for f in ['airy_ai', 'bessel_j0', 'bessel_y1', 'modified_bessel_k0',
+        'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'entr', 'erfcx', 'i0e', 'i1', 'i1e', 'log_ndtr', 'ndtr', 'ndtri']},
+    'special.i1e of a list': lambda L: L.special.i1e([0.5]),
+    'special.round into a float64 out': lambda L: L.special.round(L.tensor([0.5, 1.5]), out=L.empty(2, dtype=L.float64)),
+    'special.round into a float32 out': lambda L: L.special.round(L.tensor([0.5, 1.5]), out=L.empty(2)),
+    'Size of a Size item (sample_n of a Size)': lambda L: L.Size([L.Size([2])]),
+    'Size of a numpy float item': lambda L: L.Size([np.float64(2.)]),
+    'Normal.sample_n of a Size': lambda L: _Dn(L).Normal(0., 1.).sample_n(L.Size([2])),
+    # complex tensors
+    'real[index tensor] = complex tensor': lambda L: _setitem(L, lambda L: L.tensor([0, 1]), lambda L: L.tensor([1j, 2j])),
+    'real[index list] = complex tensor': lambda L: _setitem(L, lambda L: [0, 1], lambda L: L.tensor([1j, 2j])),
+    'real[index tensor] = complex 0-d': lambda L: _setitem(L, lambda L: L.tensor([0, 1]), lambda L: L.tensor(1j)),
+    'real[mask] = complex 0-d': lambda L: _setitem(L, lambda L: L.tensor([True, False, True]), lambda L: L.tensor(1j)),
+    'real[mask] = complex 0-d with no imaginary part': lambda L: _setitem(L, lambda L: L.tensor([True, False, True]), lambda L: L.tensor(2 + 0j)),
+    'real[mask] = complex tensor': lambda L: _setitem(L, lambda L: L.tensor([True, False, True]), lambda L: L.tensor([1j, 2j])),
+    'real[slice] = complex tensor (copy_: real part)': lambda L: _setitem(L, lambda L: slice(0, 2), lambda L: L.tensor([1 + 1j, 2j])),
+    'real[index tensor] = complex number': lambda L: _setitem(L, lambda L: L.tensor([0, 1]), lambda L: 1 + 1j),
+    'view_as_complex at an odd storage offset': lambda L: L.view_as_complex(L.zeros(3, 4)[:, 1:3]),
+    'view_as_complex of a reshaped odd offset': lambda L: L.view_as_complex(L.arange(7.)[1:].reshape(3, 2)),
+    'view_as_complex at an even storage offset': lambda L: L.view_as_complex(L.arange(8.)[2:].reshape(3, 2)),
+    'view_as_complex of no elements': lambda L: L.view_as_complex(L.zeros(0, 2)),
+    'view_as_complex of an expanded last dim': lambda L: L.view_as_complex(L.zeros(3, 1).expand(3, 2)),
+    'mvlgamma of complex': lambda L: L.mvlgamma(L.ones(2, dtype=L.complex64), 1),
+    'mvlgamma of complex, p checked first': lambda L: L.ones(2, dtype=L.complex128).mvlgamma(0),
+    'mvlgamma of bool, before p': lambda L: L.mvlgamma(L.ones(2, dtype=L.bool), 0),
+    'special.multigammaln of bool': lambda L: L.special.multigammaln(L.ones(2, dtype=L.bool), 1),
+    'random_ of complex': lambda L: L.zeros(2, dtype=L.complex64).random_(),
+    'random_(to) of complex': lambda L: L.zeros(2, dtype=L.complex64).random_(5),
+    'random_(from, to) of complex': lambda L: L.zeros(2, dtype=L.complex64).random_(0, 5),
+    'random_(from > to) of complex': lambda L: L.zeros(2, dtype=L.complex64).random_(5, 3),
+    'log_normal_ of complex': lambda L: L.zeros(2, dtype=L.complex64).log_normal_(),
+    'log_normal_ of integers, a bad std first': lambda L: L.zeros(2, dtype=L.int64).log_normal_(std=-1.),
+    'geometric_ of complex': lambda L: L.zeros(2, dtype=L.complex64).geometric_(0.5),
+    'geometric_ of bool': lambda L: L.zeros(2, dtype=L.bool).geometric_(0.5),
+    'geometric_ of integers': lambda L: L.zeros(2, dtype=L.int64).geometric_(0.5).ge(1),
+    # nn utilities
+    'init.orthogonal_ of complex': lambda L: L.nn.init.orthogonal_(L.empty(2, 3, dtype=L.complex64)),
+    'weight_norm of an attribute that is no parameter': lambda L: L.nn.utils.weight_norm(_lin(L), 'training'),
+    'weight_norm of a missing name': lambda L: L.nn.utils.weight_norm(_lin(L), 'nope'),
+}
+
+class _warn_always:
+    "torch's and litnn's TORCH_WARN_ONCE warnings given every time inside: a case's warning leaves the once of another test alone."
+    def __enter__(self):
+        self.was = [L.is_warn_always_enabled() for L in (torch, litnn)]
+        for L in (torch, litnn): L.set_warn_always(True)
+    def __exit__(self, *exc):
+        for L, w in zip((torch, litnn), self.was): L.set_warn_always(w)
+
+@pytest.mark.parametrize('name', list(MISUSE_8))
+def test_misuse_8_as_torch(name):
+    with _warn_always(): _same(MISUSE_8[name])
+
+def test_refused_setitem_and_weight_norm_change_nothing():
+    "A refused `x[index] = complex` leaves x; a refused weight_norm leaves the module's parameters and hooks."
+    for L in (torch, litnn):
+        x = L.arange(3.)
+        with _warn_always(), pytest.raises(RuntimeError): x[L.tensor([0, 1])] = L.tensor([1j, 2j])
+        assert x.tolist() == [0., 1., 2.]
+        m = _lin(L)
+        with pytest.raises(KeyError): L.nn.utils.weight_norm(m, 'training')
+        assert [n for n, _ in m.named_parameters()] == ['weight', 'bias'] and not m._forward_pre_hooks
+
+# complex values cast to a real dtype: torch's UserWarning (once a process), never numpy's ComplexWarning; or silently
+COMPLEX_CASTS_8 = {
+    'fill_ of a real tensor with a complex 0-d tensor': lambda L: L.zeros(2).fill_(L.tensor(1 + 2j)),
+    'fill_ of a bool tensor with a complex 0-d tensor': lambda L: L.zeros(2, dtype=L.bool).fill_(L.tensor(3j)),
+    'sum(dtype=float32) of complex': lambda L: L.tensor([1 + 2j, -1 + 0j, 3j]).sum(dtype=L.float32),
+    'sum(0, dtype=float64) of complex': lambda L: L.tensor([1 + 2j, 2 + 0j]).sum(0, dtype=L.float64),
+    'real[slice] = complex warns': lambda L: _setitem(L, lambda L: slice(0, 2), lambda L: L.tensor([1 + 1j, 2j])),
+    'real[mask] = complex 0-d, real valued, is silent': lambda L: _setitem(L, lambda L: L.tensor([True, False, True]), lambda L: L.tensor(2 + 0j)),
+}
+
+@pytest.mark.parametrize('name', list(COMPLEX_CASTS_8))
+def test_complex_casts_warn_as_torch(name):
+    "(torch's warning is TORCH_WARN_ONCE: warn always while comparing, so that no test's order matters)"
+    with _warn_always(): t, l = (_outcome(COMPLEX_CASTS_8[name], L) for L in (torch, litnn))
+    assert l[0] == t[0]
+    assert l[1] == [(c, m.split(' (Triggered')[0]) for c, m in t[1]]     # (torch's names its C++ line)

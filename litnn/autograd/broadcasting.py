@@ -356,7 +356,10 @@ def _summed(a, dtype, **kw):
     if dtype is None and _half(a): s = a.sum(dtype=np.float32, **kw).astype(a.dtype)
     elif dtype is not None and np.dtype(dtype).itemsize == 2 and np.dtype(dtype).kind not in "iu":     # sum(dtype=half): cast, then the same
         s = a.astype(dtype, copy=False).sum(dtype=np.float32, **kw).astype(dtype)
-    else: s = a.sum(dtype=dtype, **kw)
+    else:
+        if a.dtype.kind == 'c' and dtype is not None and np.dtype(dtype).kind != 'c':      # torch casts first, with its warning (not numpy's)
+            _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None); a = a.real
+        s = a.sum(dtype=dtype, **kw)
     return B._row_major(s)      # (numpy keeps the input's order of dims: torch's reductions allocate row-major)
 
 def _dims(dim, ndim):

@@ -8,7 +8,6 @@ __all__ = ['Categorical']
 # %% ../../nbs/82_categorical.ipynb #0316cde0
 import math
 from numbers import Number
-import numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Size, Tensor
 from .._creation import tensor, arange, full
@@ -17,7 +16,7 @@ from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_probs, clamp_probs, _broadcast_tensors
-
+from .._tensor import finfo
 
 # %% ../../nbs/82_categorical.ipynb #edbfd86e
 class Categorical(Distribution):
@@ -77,7 +76,7 @@ def log_prob(self:Categorical, value):
 
 @patch
 def entropy(self:Categorical):
-    logits = self.logits.clamp(min=float(np.finfo(self.logits.dtype.np).min))   # -inf logits (probability 0) add 0, not nan
+    logits = self.logits.clamp(min=float(finfo(self.logits.dtype).min))   # -inf logits (probability 0) add 0, not nan
     return -(logits * self.probs).sum(-1)
 
 @patch

@@ -11,6 +11,7 @@ from numbers import Number
 from ..backend import patch
 from .._tensor import Size
 from .._pointwise import where
+from .._creation import zeros_like, ones_like
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -105,7 +106,7 @@ def cdf(self:ContinuousBernoulli, value):
     cut = self._cut_probs()
     cdfs = (cut.pow(value) * (1.0 - cut).pow(1.0 - value) + cut - 1.0) / (2.0 * cut - 1.0)
     unbounded = where(self._outside_unstable_region(), cdfs, value)
-    return where(value <= 0.0, 0. * value, where(value >= 1.0, 0. * value + 1., unbounded))
+    return where(value <= 0.0, zeros_like(value), where(value >= 1.0, ones_like(value), unbounded))     # (0 * inf would be NaN)
 
 @patch
 def icdf(self:ContinuousBernoulli, value):

@@ -7,7 +7,6 @@ __all__ = ['FisherSnedecor']
 
 # %% ../../nbs/reference/distributions/fishersnedecor.ipynb #6cd533fd
 import math
-import numpy as np
 from numbers import Number
 from ..backend import patch
 from .._tensor import Size
@@ -18,6 +17,7 @@ from .distribution import Distribution
 from .utils import broadcast_all, euler_constant
 from .._pointwise import lgamma
 from .gamma import Gamma
+from .._tensor import finfo
 
 # %% ../../nbs/reference/distributions/fishersnedecor.ipynb #d245cfcb
 class FisherSnedecor(Distribution):
@@ -55,7 +55,7 @@ def variance(self:FisherSnedecor):
 def rsample(self:FisherSnedecor, sample_shape=Size(())):
     shape = self._extended_shape(sample_shape)
     X1, X2 = self._gamma1.rsample(sample_shape).view(shape), self._gamma2.rsample(sample_shape).view(shape)
-    tiny = float(np.finfo(X2.dtype.np).tiny)
+    tiny = float(finfo(X2.dtype).tiny)
     return (X1 / X2.clamp(min=tiny)).clamp(min=tiny)
 
 @patch

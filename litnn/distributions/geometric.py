@@ -6,7 +6,6 @@
 __all__ = ['Geometric']
 
 # %% ../../nbs/reference/distributions/geometric.ipynb #cbf500a4
-import numpy as np
 from ..backend import patch
 from .._tensor import Size
 from .._creation import zeros_like
@@ -18,6 +17,7 @@ from .utils import broadcast_all, lazy_property, probs_to_logits, logits_to_prob
 from .bernoulli import _one_param
 from .binomial import _clamp_by_zero
 from ..nn.functional import binary_cross_entropy_with_logits
+from .._tensor import finfo
 
 # %% ../../nbs/reference/distributions/geometric.ipynb #c5863ad3
 class Geometric(Distribution):
@@ -53,7 +53,7 @@ def variance(self:Geometric): return (1. / self.probs - 1.) / self.probs
 @patch
 def sample(self:Geometric, sample_shape=Size()):
     shape, p = self._extended_shape(sample_shape), self.probs.detach()
-    u = _uniform(shape, p.dtype, p.device).clamp(min=float(np.finfo(p.dtype.np).tiny))
+    u = _uniform(shape, p.dtype, p.device).clamp(min=float(finfo(p.dtype).tiny))
     with no_grad(): return (u.log() / (-p).log1p()).floor()
 
 @patch

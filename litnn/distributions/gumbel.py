@@ -8,7 +8,6 @@ __all__ = ['Gumbel']
 # %% ../../nbs/reference/distributions/gumbel.ipynb #3886f3c4
 import math
 from numbers import Number
-import numpy as np
 from ..backend import patch
 from .._creation import full_like, ones_like
 from . import constraints
@@ -16,6 +15,7 @@ from .uniform import Uniform
 from .transforms import ExpTransform, AffineTransform
 from .transformed_distribution import TransformedDistribution
 from .utils import broadcast_all, euler_constant
+from .._tensor import finfo
 
 # %% ../../nbs/reference/distributions/gumbel.ipynb #447659ed
 class Gumbel(TransformedDistribution):
@@ -24,11 +24,11 @@ class Gumbel(TransformedDistribution):
     support = constraints.real
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        finfo = np.finfo(self.loc.dtype.np)
+        fi = finfo(self.loc.dtype)
         if isinstance(loc, Number) and isinstance(scale, Number):
-            base = Uniform(float(finfo.tiny), float(1 - finfo.eps), validate_args=validate_args)
+            base = Uniform(float(fi.tiny), float(1 - fi.eps), validate_args=validate_args)
         else:
-            base = Uniform(full_like(self.loc, float(finfo.tiny)), full_like(self.loc, float(1 - finfo.eps)), validate_args=validate_args)
+            base = Uniform(full_like(self.loc, float(fi.tiny)), full_like(self.loc, float(1 - fi.eps)), validate_args=validate_args)
         transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-ones_like(self.scale)),
                       ExpTransform().inv, AffineTransform(loc=loc, scale=-self.scale)]
         super().__init__(base, transforms, validate_args=validate_args)

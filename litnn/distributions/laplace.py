@@ -7,12 +7,12 @@ __all__ = ['Laplace']
 
 # %% ../../nbs/reference/distributions/laplace.ipynb #189c2942
 from numbers import Number
-import numpy as np
 from ..backend import patch
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all
+from .._tensor import finfo
 
 # %% ../../nbs/reference/distributions/laplace.ipynb #57c971b6
 class Laplace(Distribution):
@@ -37,7 +37,7 @@ class Laplace(Distribution):
 # %% ../../nbs/reference/distributions/laplace.ipynb #5638248d
 @patch
 def rsample(self:Laplace, sample_shape=Size()):
-    eps = float(np.finfo(self.loc.dtype.np).eps)
+    eps = float(finfo(self.loc.dtype).eps)
     u = self.loc.new_empty(self._extended_shape(sample_shape)).uniform_(eps - 1, 1)       # (-1, 1), as torch draws
     return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 

@@ -7,7 +7,6 @@ __all__ = ['LKJCholesky']
 
 # %% ../../nbs/reference/distributions/lkj_cholesky.ipynb #95016902
 import math
-import numpy as np
 from ..backend import patch
 from .._tensor import Size
 from .._creation import arange
@@ -17,6 +16,7 @@ from . import constraints
 from .beta import Beta
 from .distribution import Distribution
 from .utils import broadcast_all, _standard_normal
+from .._tensor import finfo
 
 # %% ../../nbs/reference/distributions/lkj_cholesky.ipynb #a9317732
 class LKJCholesky(Distribution):
@@ -51,7 +51,7 @@ def sample(self:LKJCholesky, sample_shape=Size()):
     u_hypersphere = u_normal / u_normal.norm(dim=-1, keepdim=True)
     u_hypersphere[..., 0, :].fill_(0.0)     # row 0 is 0/0 = nan: it has no entries below the diagonal
     w = y.sqrt() * u_hypersphere
-    diag_elems = (1 - (w ** 2).sum(dim=-1)).clamp(min=float(np.finfo(w.dtype.np).tiny)).sqrt()
+    diag_elems = (1 - (w ** 2).sum(dim=-1)).clamp(min=float(finfo(w.dtype).tiny)).sqrt()
     w += diag_elems.diag_embed()
     return w
 

@@ -13,8 +13,11 @@ import numpy as np
 from ..backend import patch
 from .._tensor import Tensor, Size
 from .._creation import zeros_like, full_like
+from ..functional import broadcast_shapes
+from ..nn.functional import softplus
 from . import constraints
 from .utils import _sum_rightmost, _softplus, broadcast_all
+from .._tensor import finfo
 
 # %% ../../nbs/83_transforms.ipynb #51520d17
 class Transform:
@@ -122,10 +125,10 @@ class SigmoidTransform(_Elementwise):
     "y = 1 / (1 + exp(-x)), kept inside (0, 1)."
     domain, codomain = constraints.real, constraints.unit_interval
     def _call(self, x):
-        fi = np.finfo(x.dtype.np)
+        fi = finfo(x.dtype)
         return x.sigmoid().clamp(min=float(fi.tiny), max=1. - float(fi.eps))
     def _inverse(self, y):
-        fi = np.finfo(y.dtype.np)
+        fi = finfo(y.dtype)
         y = y.clamp(min=float(fi.tiny), max=1. - float(fi.eps))
         return y.log() - (-y).log1p()
     def log_abs_det_jacobian(self, x, y): return -_softplus(-x) - _softplus(x)
@@ -141,9 +144,9 @@ class TanhTransform(_Elementwise):
 class SoftplusTransform(_Elementwise):
     "y = log(1 + exp(x))."
     domain, codomain = constraints.real, constraints.positive
-    def _call(self, x): return _softplus(x)
+    def _call(self, x): return softplus(x)     # (nn.functional's, as torch's: its dtype checks, its threshold)
     def _inverse(self, y): return (-(-y).expm1()).log() + y
-    def log_abs_det_jacobian(self, x, y): return -_softplus(-x)
+    def log_abs_det_jacobian(self, x, y): return -softplus(-x)
 
 class AbsTransform(Transform):
     "y = |x| (not bijective: the inverse returns the positive root)."
@@ -164,7 +167,7 @@ class PowerTransform(_Elementwise):
     def with_cache(self, cache_size=1): return self if self._cache_size == cache_size else PowerTransform(self.exponent, cache_size=cache_size)
     @property
     def sign(self): return self.exponent.sign()
-    def forward_shape(self, shape): return Size(np.broadcast_shapes(tuple(shape), tuple(self.exponent.shape)))
+    def forward_shape(self, shape): return broadcast_shapes(shape, getattr(self.exponent, 'shape', ()))     # (torch's: its errors)
     inverse_shape = forward_shape
     def _call(self, x): return x.pow(self.exponent)
     def _inverse(self, y): return y.pow(1 / self.exponent)
@@ -201,11 +204,11 @@ def log_abs_det_jacobian(self:AffineTransform, x, y):
         shape = shape[:len(shape) - self.event_dim]
     return result.expand(shape)
 
-def _param_shape(p): return tuple(p.shape) if isinstance(p, Tensor) else ()
+def _param_shape(p): return p.shape if isinstance(p, Tensor) else ()     # (a Size: torch's errors print it)
 
 @patch
 def forward_shape(self:AffineTransform, shape):
-    return Size(np.broadcast_shapes(tuple(shape), _param_shape(self.loc), _param_shape(self.scale)))
+    return broadcast_shapes(shape, _param_shape(self.loc), _param_shape(self.scale))
 AffineTransform.inverse_shape = AffineTransform.forward_shape
 
 @patch
@@ -295,8 +298,12 @@ class IndependentTransform(Transform):
     codomain = constraints.dependent_property(lambda self: constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims))
     bijective = property(lambda self: self.base_transform.bijective)
     sign = property(lambda self: self.base_transform.sign)
-    def _call(self, x): return self.base_transform(x)
-    def _inverse(self, y): return self.base_transform.inv(y)
+    def _call(self, x):
+        if x.dim() < self.domain.event_dim: raise ValueError("Too few dimensions on input")
+        return self.base_transform(x)
+    def _inverse(self, y):
+        if y.dim() < self.codomain.event_dim: raise ValueError("Too few dimensions on input")
+        return self.base_transform.inv(y)
     def log_abs_det_jacobian(self, x, y):
         return _sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims)
     def forward_shape(self, shape): return self.base_transform.forward_shape(shape)
@@ -311,10 +318,11 @@ from .._creation import eye
 from .._views import cat, stack
 from .utils import tril_matrix_to_vec, vec_to_tril_matrix
 from .multivariate_normal import _cholesky
+from .._tensor import finfo
 
 # %% ../../nbs/reference/distributions/transforms_structured.ipynb #5f6b2df7
 def _clipped_sigmoid(x):
-    fi = np.finfo(x.dtype.np)
+    fi = finfo(x.dtype)
     return x.sigmoid().clamp(min=float(fi.tiny), max=1. - float(fi.eps))
 
 def _pad_last(x, before, after):
@@ -351,7 +359,7 @@ class StickBreakingTransform(Transform):
     def _inverse(self, y):
         y_crop = y[..., :-1]
         offset = y.shape[-1] - y.new_ones(y_crop.shape[-1]).cumsum(-1)
-        sf = (1 - y_crop.cumsum(-1)).clamp(min=float(np.finfo(y.dtype.np).tiny))
+        sf = (1 - y_crop.cumsum(-1)).clamp(min=float(finfo(y.dtype).tiny))
         return y_crop.log() - sf.log() + offset.log()
     def log_abs_det_jacobian(self, x, y):
         offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
@@ -386,7 +394,7 @@ class CorrCholeskyTransform(Transform):
     "ℝ^{D(D−1)/2} onto Cholesky factors of D × D correlation matrices (as `torch.distributions.transforms.CorrCholeskyTransform`)."
     domain, codomain, bijective = constraints.real_vector, constraints.corr_cholesky, True
     def _call(self, x):
-        eps = float(np.finfo(x.dtype.np).eps)
+        eps = float(finfo(x.dtype).eps)
         x = x.tanh().clamp(min=-1 + eps, max=1 - eps)
         r = vec_to_tril_matrix(x, diag=-1)
         z1m_cumprod_sqrt = (1 - r ** 2).sqrt().cumprod(-1)                   # the norm left after each entry of a row

@@ -14,6 +14,7 @@ from .._tensor import Tensor
 from .._creation import tensor, empty, rand
 from ..autograd.grad_mode import enable_grad
 from ..functional import broadcast_tensors
+from .._tensor import finfo
 
 # %% ../../nbs/80b_distribution_utils.ipynb #ba0af1cc
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni
@@ -44,7 +45,7 @@ def _softplus(x):
 # %% ../../nbs/80b_distribution_utils.ipynb #5e56604e
 def clamp_probs(probs):
     "Probabilities clamped into [eps, 1 - eps], eps the dtype's machine epsilon."
-    eps = float(np.finfo(probs.dtype.np).eps)
+    eps = float(finfo(probs.dtype).eps)
     return probs.clamp(min=eps, max=1 - eps)
 
 def probs_to_logits(probs, is_binary=False):
@@ -95,7 +96,7 @@ def tril_matrix_to_vec(mat, diag=0):
 def vec_to_tril_matrix(vec, diag=0):
     "Vectors of lower-triangle entries (row order) back into matrices, zeros elsewhere (as `torch.distributions.utils.vec_to_tril_matrix`)."
     n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
-    if abs(round(n) - n) > np.finfo(vec.dtype.np).eps:       # torch tests one side only, and fails later on the other
+    if abs(round(n) - n) > finfo(vec.dtype).eps:       # torch tests one side only, and fails later on the other
         raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
                          "the lower triangular part of a square D x D matrix.")
     n, batch = round(n), tuple(vec.shape[:-1])

@@ -22,6 +22,7 @@ from .chi2 import Chi2
 from .exp_family import ExponentialFamily
 from .multivariate_normal import _precision_to_scale_tril
 from .utils import lazy_property, _standard_normal
+from .._tensor import finfo
 
 # %% ../../nbs/reference/distributions/wishart.ipynb #b48aee36
 class Wishart(ExponentialFamily):
@@ -108,7 +109,7 @@ def variance(self:Wishart):
     return self.df.view(self._batch_shape + (1, 1)) * (V.pow(2) + diag_V.unsqueeze(-1) * diag_V.unsqueeze(-2))
 
 # %% ../../nbs/reference/distributions/wishart.ipynb #3d14b6bf
-def _clamp_above_eps(x): return x.clamp(min=float(np.finfo(x.dtype.np).eps))
+def _clamp_above_eps(x): return x.clamp(min=float(finfo(x.dtype).eps))
 
 @patch
 def _bartlett_sampling(self:Wishart, sample_shape=Size()):

@@ -191,8 +191,12 @@ def _one(fname, input, n, dim, out, compute, real=False):
     if real and input.dtype.is_complex: raise RuntimeError(f"{fname} expects a real input tensor, but got {_dtype_name(input)}")
     if out is not None and isinstance(out, Tensor): _check_out_kind(fname, out)     # (before n, as torch)
     _check_n(fname, 'n', n)
-    if out is not None: return _into(fname, out, (input,), lambda: _one(fname, input, n, dim, None, compute))
-    return compute(_dim(input, dim))
+    if out is None: return compute(_dim(input, dim))
+    if fname in ('ifft', 'ihfft') and not input.dtype.is_complex and isinstance(out, Tensor):
+        r = compute(_dim(input, dim))     # torch's inverse r2c writes through conj_physical's out=, which keeps the dtype
+        if r.dtype != out.dtype: raise RuntimeError(f"Found dtype {_dtype_name(out)} but expected {_dtype_name(r)}")
+        return _into(fname, out, (input,), lambda: r)
+    return _into(fname, out, (input,), lambda: _one(fname, input, n, dim, None, compute))
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     "The one-dimensional discrete Fourier transform of `input` along `dim`."

@@ -42,10 +42,15 @@ def _zero_pivot(a):
     return 0
 
 def _not_pd_order(a):
-    "The order of the first leading minor of `a` (numpy) that is not positive-definite, or 0."
-    for k in range(1, a.shape[0] + 1):
-        try: np.linalg.cholesky(a[:k, :k])
-        except np.linalg.LinAlgError: return k
+    """The order of the first leading minor of `a` (numpy) that is not positive-definite, or 0: LAPACK's unblocked potf2,
+    which stops at a pivot that is not positive or is NaN (numpy's factorization carries NaN and inf/inf on)."""
+    L = np.zeros_like(a)
+    with np.errstate(all='ignore'):
+        for j in range(a.shape[0]):
+            d = a[j, j].real - np.vdot(L[j, :j], L[j, :j]).real
+            if not d > 0: return j + 1
+            L[j, j] = np.sqrt(d)
+            L[j + 1:, j] = (a[j + 1:, j] - L[j + 1:, :j] @ L[j, :j].conj()) / L[j, j]
     return 0
 
 def _raise_per_matrix(fn, A, find, message):
@@ -181,7 +186,9 @@ class LinalgCholeskyExBackward0(Op):
         # upper: LAPACK reads the upper triangle (uplo='U'): the lower one of Aᴴ, whose factor L gives U = Lᴴ
         a = xp.conj(A._data).swapaxes(-1, -2) if upper else A._data
         try: L = xp.linalg.cholesky(a)
-        except np.linalg.LinAlgError: _raise_per_matrix('linalg.cholesky', Tensor._make(a), _not_pd_order, "The factorization could not be completed because the input is not positive-definite (the leading minor of order {k} is not positive-definite).")
+        except np.linalg.LinAlgError: L = None
+        if L is None or not bool(xp.isfinite(L).all()) and any(map(_not_pd_order, to_device(a, 'cpu').reshape((-1,) + a.shape[-2:]))):
+            _raise_per_matrix('linalg.cholesky', Tensor._make(a), _not_pd_order, "The factorization could not be completed because the input is not positive-definite (the leading minor of order {k} is not positive-definite).")
         ctx.upper = upper
         out = array_namespace(L).conj(L).swapaxes(-1, -2).copy() if upper else L     # U = Lᴴ
         ctx.save_output(out)

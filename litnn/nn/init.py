@@ -144,6 +144,8 @@ def orthogonal_(tensor, gain=1, generator=None):
     if not tensor.is_complex(): _float_only('normal_kernel_cpu', tensor.dtype)   # torch draws into the tensor's own dtype: integers have no normals
     half = {'float16': 'Half', 'bfloat16': 'BFloat16'}.get(str(tensor.dtype).split('.')[-1])
     if half: raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{half}\'')     # torch's QR (LAPACK) has no 16-bit floats
+    if tensor.is_complex():     # torch draws complex normals and factors them, then takes sign() of R's diagonal, which refuses complex
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.")
     if not isinstance(gain, (int, float, Tensor)) and not hasattr(gain, '__float__'):
         raise TypeError(f"mul_(): argument 'other' (position 1) must be Tensor, not {type(gain).__name__}")
     rows = tensor.size(0); cols = tensor.numel() // rows

@@ -41,6 +41,7 @@ def _apply_weight_norm(module, name:str, dim:int):
     if isinstance(weight, UninitializedParameter):
         raise ValueError("The module passed to `WeightNorm` can't have uninitialized parameters. "
                          "Make sure to run the dummy forward before applying weight normalization")
+    if name not in module._parameters: raise KeyError(name)     # (torch's `del module._parameters[name]`: an attribute that is no parameter)
     g = Parameter(norm_except_dim(weight, 2, fn.dim).data)      # first: a bad dim raises with the module unchanged (torch's has lost its weight)
     del module._parameters[name]
     module.register_parameter(name + "_g", g)
