@@ -1410,6 +1410,8 @@ MISUSE_8 = {
     # nn utilities
     'init.orthogonal_ of complex': lambda L: L.nn.init.orthogonal_(L.empty(2, 3, dtype=L.complex64)),
     'weight_norm of an attribute that is no parameter': lambda L: L.nn.utils.weight_norm(_lin(L), 'training'),
+    'pack_padded_sequence with lengths on meta': lambda L: L.nn.utils.rnn.pack_padded_sequence(L.ones(3, 2, 2), L.tensor([3, 2], device='meta')),
+    'pack_padded_sequence unsorted, lengths on meta': lambda L: L.nn.utils.rnn.pack_padded_sequence(L.ones(3, 2, 2), L.tensor([3, 2], device='meta'), enforce_sorted=False),
     'weight_norm of a missing name': lambda L: L.nn.utils.weight_norm(_lin(L), 'nope'),
 }
 

@@ -100,6 +100,8 @@ def pack_padded_sequence(input, # (T, B, *) padded sequences, or (B, T, *) with 
     if input.numel() == 0: raise RuntimeError("Cannot pack empty tensors.")   # torch checks this before the lengths
     if (lengths.dim() if isinstance(lengths, Tensor) else np.ndim(lengths)) != 1:
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim() if isinstance(lengths, Tensor) else np.ndim(lengths)}D cpu Long tensor")
+    if enforce_sorted and isinstance(lengths, Tensor) and lengths.device.type != 'cpu':    # (unsorted: torch first sorts them where they are)
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got 1D {lengths.device.type} Long tensor")
     lengths = _lengths(lengths)
     sorted_indices = None
     if not enforce_sorted:
