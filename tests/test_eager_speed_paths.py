@@ -314,3 +314,18 @@ def test_kthvalue_partition_matches_torch(dtype, case, k):
     else: assert np.array_equal(lv.numpy(), tv.numpy())      # (which of tied 0.0 and -0.0: torch's choice, not the first; as before)
     (lv0, li0), (tv0, ti0) = litnn.tensor(x).kthvalue(3, 0), torch.tensor(x).kthvalue(3, 0)
     bits_equal(lv0, tv0)
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize('lambd', [0.5, 2.0, 0.0])
+@pytest.mark.parametrize('transposed', [False, True])
+def test_softshrink_large_matches_torch_bits(dtype, lambd, transposed):
+    "a - clip(a, -lambd, lambd): torch's values (+0.0 inside, NaN kept) to the bit."
+    x = special(dtype)
+    f = lambda lib, t: lib.nn.functional.softshrink(t.t() if transposed else t, lambd)
+    (ly, ty), (lg, tg) = run_both(f, x)
+    assert ly.stride() == ty.stride()
+    tail = ly.numel() % (64 // x.itemsize)         # (torch's scalar loop for the last elements: -0.0 for a negative input inside)
+    a, b = (v.detach().numpy().ravel(order='K')[:ly.numel() - tail] for v in (ly, ty))    # (in memory order)
+    bits_equal(a, b)
+    ok = ~np.isnan(x.T if transposed else x).T if transposed else ~np.isnan(x)     # (a NaN input's gradient: torch's 0, litnn's g, as before)
+    bits_equal(lg[0].numpy()[ok], tg[0].numpy()[ok])
