@@ -1453,3 +1453,15 @@ def test_complex_casts_warn_as_torch(name):
     with _warn_always(): t, l = (_outcome(COMPLEX_CASTS_8[name], L) for L in (torch, litnn))
     assert l[0] == t[0]
     assert l[1] == [(c, m.split(' (Triggered')[0]) for c, m in t[1]]     # (torch's names its C++ line)
+
+# the same exception type as torch's (its message comes from torch's Python calling torch.clamp on a number)
+def _clip_with_number(L, total_norm):
+    m = _lin(L)
+    for p in m.parameters(): p.grad = L.ones_like(p)
+    return L.nn.utils.clip_grads_with_norm_(m.parameters(), 1., total_norm)
+TYPE_ONLY_8 = {f'clip_grads_with_norm_ with total_norm {v}': (lambda L, v=v: _clip_with_number(L, v)) for v in (2., float('inf'), 0)}
+
+@pytest.mark.parametrize('name', list(TYPE_ONLY_8))
+def test_misuse_8_exception_types_as_torch(name):
+    t, l = _run(TYPE_ONLY_8[name], torch), _run(TYPE_ONLY_8[name], litnn)
+    assert l[:2] == t[:2] == ('err', 'TypeError'), (t, l)

@@ -12,6 +12,7 @@ from ...backend import array_namespace
 from ..._tensor import Tensor
 from ..._creation import tensor
 from ...autograd.grad_mode import no_grad
+from ...autograd.graph import _check_tensors
 from ...functional import norm
 from ..._views import stack
 
@@ -43,7 +44,9 @@ def clip_grads_with_norm_(parameters, max_norm:float, total_norm:Tensor, foreach
     max_norm = float(max_norm)      # (first, as torch: a max_norm that is no number is refused with no gradient too)
     if len(grads) == 0: return
     with no_grad(), np.errstate(invalid='ignore'):   # inf * 0 = nan, silently as in torch (whatever the user's warning filters)
-        coef = (max_norm / (total_norm + 1e-6)).clamp(max=1.0)
+        coef = max_norm / (total_norm + 1e-6)
+        _check_tensors('clamp', dict(input=coef))      # (torch.clamp's TypeError for a total_norm that is a number)
+        coef = coef.clamp(max=1.0)
         for g in grads: g.mul_(coef.to(g.device))
 
 def clip_grad_norm_(parameters, # a tensor or an iterable of tensors whose `.grad` to clip
