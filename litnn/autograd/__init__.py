@@ -172,7 +172,7 @@ from . import forward_ad   # 14b_forward_mode
 
 # %% ../../nbs/reference/backprop/engine_switches.ipynb #f25eca54
 from .grad_mode import set_multithreading_enabled, enforce_grad_layout_policy, is_multithreading_enabled   # reference/backprop/engine_switches
-from .grad_mode import is_view_replay_enabled, _force_original_view_tracking
+from .grad_mode import is_view_replay_enabled, _force_original_view_tracking, _unsafe_preserve_version_counter
 from .function import NestedIOFunction
 from .graph import SavedTensor
 from ..overrides import handle_torch_function, has_torch_function, is_tensor_like   # reference/overrides

@@ -160,3 +160,16 @@ def is_multithreading_enabled():
 def is_view_replay_enabled():
     "True inside `_force_original_view_tracking(True)`."
     return _switches['view_replay']
+
+# %% ../../nbs/reference/backprop/engine_switches.ipynb #d60f94b8
+class _unsafe_preserve_version_counter(_GradMode):
+    "Restore the version counters of `tensors` (a tensor or a tuple of tensors) on exit to their values at construction."
+    def __init__(self, tensors):
+        from litnn._tensor import Tensor
+        self.tensors = (tensors,) if isinstance(tensors, Tensor) else tensors
+        if not isinstance(self.tensors, tuple): raise AssertionError("Expected tensors to be a tuple")
+        self.prev_versions = tuple(t._version for t in self.tensors)
+    def __enter__(self): pass
+    def __exit__(self, *exc):
+        from litnn._tensor import _version_counter
+        for t, v in zip(self.tensors, self.prev_versions): _version_counter(t)[0] = v
