@@ -203,3 +203,22 @@ def test_itt_module_as_a_torch_without_itt():
     assert itt.is_available() is False
     for f in (lambda: itt.range_push('step'), itt.range_pop, lambda: itt.mark('x'), lambda: itt.range('step {}', 1).__enter__()):
         with pytest.raises(RuntimeError, match="ITT functions not installed. Are you sure you have a ITT build?"): f()
+
+def test_profiler_enabled_and_hand_built_events():
+    "test_autograd.py's test_profiler and test_profiler_function_event_avg: `torch.autograd._profiler_enabled()` in and out of a profile (both APIs); FunctionEvent takes torch's parameters, in torch's order, and an average of hand-built events (flops None) sums as torch's."
+    def run(lib):
+        seen = [lib.autograd._profiler_enabled()]
+        with lib.autograd.profiler.profile(): seen.append(lib.autograd._profiler_enabled())
+        with lib.profiler.profile(): seen.append(lib.autograd._profiler_enabled())
+        seen.append(lib.autograd._profiler_enabled())
+        U = lib.autograd.profiler_util
+        e = U.FunctionEvent(0, 'foo', 0, 10, 15, 'ovl', 3, [[2, 3]], node_id=0)
+        avg = U.FunctionEventAvg()
+        avg.add(e)
+        avg.add(U.FunctionEvent(id=1, node_id=0, name='foo', thread=0, start_us=20, end_us=30))
+        avg.add(avg)
+        attrs = [e.overload_name, e.fwd_thread, e.input_shapes, e.node_id, e.flops, e.scope, e.device_type.name, e.is_async]
+        return seen, attrs, avg.key, avg.count, avg.cpu_time_total, avg.self_cpu_time_total, avg.cpu_time, avg.flops
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        assert run(litnn) == run(torch)

@@ -182,4 +182,4 @@ from . import functional   # reference/backprop/functional: jacobian, hessian, v
 
 # %% ../../nbs/reference/backprop/profiler.ipynb #t5ddfd1e
 from .profiler import (DeviceType, ProfilerActivity, ProfilerConfig, ProfilerEvent, ProfilerState,   # reference/backprop/profiler
-                                     kineto_available)
+                                     kineto_available, _profiler_enabled)

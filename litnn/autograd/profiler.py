@@ -125,6 +125,10 @@ def _stop(recorder):
     _Recording.current = _Mode.profiler = None
     if _Mode.trace is _profiled_op: _Mode.trace = _Recording.prev
 
+def _profiler_enabled():
+    "Is a profile (this module's or `torch.profiler`'s) recording now? `torch.autograd._profiler_enabled()`."
+    return _Recording.current is not None
+
 # %% ../../nbs/reference/backprop/profiler.ipynb #59cae036
 class record_function(contextlib.ContextDecorator):
     "A named block in the profile: `with record_function('forward'): ...` or `@record_function('step')`."
@@ -246,6 +250,7 @@ class ProfilerActivity(enum.Enum):
 DeviceType = enum.Enum('DeviceType', dict(CPU=0, CUDA=1, MKLDNN=2, OPENGL=3, OPENCL=4, IDEEP=5, HIP=6, FPGA=7, MAIA=8, XLA=9,
     Vulkan=10, Metal=11, XPU=12, MPS=13, MTIA=19, Meta=14, HPU=15, VE=16, Lazy=17, IPU=18, PrivateUse1=20), module=__name__)
 DeviceType.__doc__ = "The kind of device an event ran on."
+FunctionEvent.device_type = DeviceType.CPU       # an event's default device (profiler_util, imported here, comes first)
 ProfilerState = enum.Enum('ProfilerState', dict(Disabled=0, CPU=1, CUDA=2, NVTX=3, ITT=4, PRIVATEUSE1=5, KINETO=6,
     KINETO_GPU_FALLBACK=7, KINETO_PRIVATEUSE1_FALLBACK=8, KINETO_PRIVATEUSE1=9), module=__name__)
 ProfilerState.__doc__ = "The legacy profiler's modes."

@@ -53,9 +53,16 @@ class _Formatted:
 # %% ../../nbs/reference/backprop/profiler_util.ipynb #4623c2fe
 class FunctionEvent(_Formatted):
     "One operation, or `record_function` block, a profile recorded: name, thread, interval, shapes, children."
-    def __init__(self, id, name, thread, start_us, end_us, input_shapes=None, stack=None, cpu_memory_usage=0,
-                 is_user_annotation=False, sequence_nr=-1, flops=0):
+    def __init__(self, id, name, thread, start_us, end_us, overload_name=None, fwd_thread=None, input_shapes=None,
+                 stack=None, scope=0, use_device=None, cpu_memory_usage=0, device_memory_usage=0, is_async=False,
+                 is_remote=False, sequence_nr=-1, node_id=-1, device_type=None, device_index=0, device_resource_id=None,
+                 is_legacy=False, flops=None, trace_name=None, concrete_inputs=None, kwinputs=None, is_user_annotation=False):
         self.id, self.name, self.key, self.thread = id, name, name, thread
+        self.overload_name, self.fwd_thread, self.scope, self.use_device = overload_name, fwd_thread, scope, use_device
+        self.device_memory_usage, self.is_async, self.is_remote, self.node_id = device_memory_usage, is_async, is_remote, node_id
+        if device_type is not None: self.device_type = device_type    # (else the class's: DeviceType.CPU, set where DeviceType is made)
+        self.device_index, self.device_resource_id, self.is_legacy = device_index, device_resource_id, is_legacy
+        self.trace_name, self.concrete_inputs, self.kwinputs = trace_name, concrete_inputs, kwinputs
         self.time_range = Interval(start_us, end_us)
         self.input_shapes = input_shapes if input_shapes is not None else []
         self.stack = stack if stack is not None else []
@@ -102,7 +109,7 @@ class FunctionEventAvg(_Formatted):
         self.count += other.count
         self.cpu_time_total += other.cpu_time_total; self.self_cpu_time_total += other.self_cpu_time_total
         self.cpu_memory_usage += other.cpu_memory_usage; self.self_cpu_memory_usage += other.self_cpu_memory_usage
-        self.flops += other.flops
+        self.flops += other.flops or 0       # (an event made by hand has None)
         return self
     __iadd__ = add
 
@@ -138,7 +145,7 @@ class EventList(list):
             total.count += e.count
             total.cpu_time_total += e.cpu_time_total; total.self_cpu_time_total += e.self_cpu_time_total
             total.cpu_memory_usage += e.cpu_memory_usage; total.self_cpu_memory_usage += e.self_cpu_memory_usage
-            total.flops += e.flops
+            total.flops += e.flops or 0
         total.key = 'Total'
         return total
 
@@ -172,7 +179,7 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
     src_w = builtins.min(builtins.max(len(s) for st in stacks for s in st) + 4, max_src_column_width or 10**9) if stacks else 0
     if stacks: headers.append("Source Location"); widths.append(src_w)
     left = len(widths) - 1 if stacks else None        # the source column is left-aligned, the others right
-    raw_flops = [e.flops for e in events if e.flops > 0] if with_flops else []
+    raw_flops = [e.flops for e in events if (e.flops or 0) > 0] if with_flops else []
     if raw_flops:                                      # torch's unit: that of the smallest nonzero count
         flops_scale, flops_header = _auto_scale_flops(builtins.min(raw_flops))
         headers.append(f"Total {flops_header}"); widths.append(12)
@@ -199,7 +206,7 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
         if has_shapes: vals.append(str(e.input_shapes)[:shapes_w])
         trim = lambda p: p if len(p) <= src_w else '...' + p[len(p) - src_w + 3:]
         if stacks: vals.append(trim(e.stack[0]) if e.stack else '')
-        if raw_flops: vals.append(f"{e.flops * flops_scale:8.3f}" if e.flops > 0 else "--")
+        if raw_flops: vals.append(f"{e.flops * flops_scale:8.3f}" if (e.flops or 0) > 0 else "--")
         out.append(row.format(*vals))
         if stacks and e.stack:     # the rest of the stack below, one frame a line, then a blank line
             blank = [''] * (len(headers) - 1 - builtins.bool(raw_flops))
