@@ -158,7 +158,11 @@ def test_every_array_formula_has_a_case():
     first_order_only = {'ToDenseBackward0', 'CoalesceBackward0', 'ToSparseCsrBackward0', 'ValuesBackward0', 'SparseCompressedTensorBackward0',
                         'SparseSparseMatmulBackward0', 'SparseSampledAddmmBackward0', 'ToSparseBackward1', 'SparseMaskBackward0'}
     no_derivative = {'GeqrfBackward0'}     # torch defines none: its backward raises torch's NotImplementedError
-    assert {c.__name__ for c in on_arrays if _formula(c) not in seen and _formula(c)[0].__name__ not in first_order_only | no_derivative} == set()
+    # torch.mm of two sparse matrices, named MmBackward0 as torch names it (so not by name here): its create_graph road is
+    # SparseSparseMatmulBackward0's; its plain gradients are compared with torch's in tests/test_sparse.py
+    first_order_classes = {litnn._products._SparseSparseMm}
+    assert {c.__name__ for c in on_arrays if _formula(c) not in seen and _formula(c)[0].__name__ not in first_order_only | no_derivative
+            and _formula(c)[0] not in first_order_classes} == set()
 
 def test_zero_d_gradients_are_arrays():
     "numpy returns 0-d results as scalars; every gradient user code sees is a tensor over a real array."
