@@ -1712,6 +1712,14 @@ def _set_volatile(self, value):
 
 Tensor.volatile = property(_get_volatile, _set_volatile, doc="Removed: always False (use `no_grad`).")
 
+@patch
+def __dir__(self:Tensor):
+    """torch's listing: the class's names and the instance's, less `volatile` (removed) and, but on a dense CUDA tensor,
+    `__cuda_array_interface__` (`hasattr` says False there), so that every listed name is there."""
+    keys = [k for k in dir(type(self)) if k != 'volatile'] + list(getattr(self, '__dict__', {}))
+    if not self.is_cuda or self.is_sparse: keys.remove('__cuda_array_interface__')
+    return sorted(keys)
+
 # %% ../nbs/reference/torch/tensor_attributes.ipynb #61380bbd
 _REINFORCE = """reinforce() was removed.
 Use torch.distributions instead.

@@ -1013,3 +1013,22 @@ def test_complex_inference_under_bfloat16_default_as_torch():
             L.set_default_dtype(old)
         r.append([str(o).replace('litnn', 'torch') for o in out])
     assert r[0] == r[1]
+
+
+def test_dir_of_a_tensor_lists_only_what_it_has():
+    "test_autograd.py's test_dir: every name dir(x) lists is an attribute of x (`volatile` and, on the CPU, `__cuda_array_interface__` are left out, as torch's Tensor.__dir__ does); `imag` of a real tensor raises RuntimeError."
+    import warnings
+    def run(lib):
+        x = lib.randn(3, 3)
+        p = lib.nn.Parameter(lib.randn(2, 2))
+        p.extra = 1
+        out = []
+        for t in (x, p):
+            keys = dir(t)
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                missing = [k for k in keys if k not in ('imag', 'real') and not hasattr(t, k)]
+            out.append((missing, 'volatile' in keys, '__cuda_array_interface__' in keys, 'shape' in keys, 'extra' in keys))
+        return out
+    assert run(litnn) == run(torch)
+    assert _raised(lambda lib: hasattr(lib.randn(2), 'imag'), litnn)[0] == _raised(lambda lib: hasattr(lib.randn(2), 'imag'), torch)[0]
