@@ -381,3 +381,35 @@ def test_cuda_amp_common_as_torch():
     assert litnn.cuda.amp.amp_definitely_not_available is common.amp_definitely_not_available
     if not torch.cuda.is_available() and not litnn.cuda.is_available():
         assert common.amp_definitely_not_available() == torch.cuda.amp.common.amp_definitely_not_available()
+
+
+@pytest.mark.parametrize('device_type', ['mps', 'xla', 'cpu:0', 'cuda:1', 'hpu', 'xpu', 'ipu', 'mtia', 'maia', 'meta', 'foo',
+                                         'privateuseone', 3])
+def test_autocast_device_types_as_torch(device_type):
+    "torch.autocast takes every device type its build knows (mps, xla, ... with or without an index), whether or not one"
+    "is here: the region reports itself on and keeps the type's dtype; meta, junk, privateuseone (no module) and a non-string refuse."
+    def run(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            try:
+                with lib.autocast(device_type=device_type):
+                    inside = lib.is_autocast_enabled(device_type), str(lib.get_autocast_dtype(device_type)).split('.')[-1]
+                return 'ok', inside, lib.is_autocast_enabled(device_type)
+            except Exception as e: return type(e).__name__, str(e).split('\n')[0][:60]
+    assert run(litnn) == run(torch)
+
+
+def test_a_region_without_dtype_takes_the_current_one():
+    "autocast(device_type) without a dtype takes get_autocast_dtype's: an outer region's, or set_autocast_dtype's (torch's)."
+    outs = []
+    for lib in (litnn, torch):
+        x, got = lib.ones(2, 2), []
+        with lib.autocast('cpu', dtype=lib.float16):
+            with lib.autocast('cpu'): got.append((x @ x).dtype)
+        try:
+            lib.set_autocast_dtype('cpu', lib.float16)
+            with lib.autocast('cpu'): got.append((x @ x).dtype)
+        finally: lib.set_autocast_dtype('cpu', lib.bfloat16)
+        with lib.autocast('cpu'): got.append((x @ x).dtype)
+        outs.append([str(d).split('.')[-1] for d in got])
+    assert outs[0] == outs[1] == ['float16', 'float16', 'bfloat16']

@@ -27,7 +27,10 @@ _FP32 = {'cpu': _LOSSES | {'binary_cross_entropy', 'cdist', 'prod', 'trace', 'av
 _dtype_on = {'cpu': None, 'cuda': None}   # the dtype autocast casts products to, per device type; None: off
 _active = False                           # any region active: the one check ops make outside autocast
 _DEFAULT_DTYPE = {'cpu': bfloat16, 'cuda': float16}
-_fast_dtype = dict(_DEFAULT_DTYPE)     # the dtype of the innermost region per device type, enabled or not
+# the device types litnn does not compute on: a region there only records its state (nothing is cast); torch's default dtypes
+_ELSEWHERE = dict(mps=float16, xpu=float16, hpu=bfloat16, xla=bfloat16, ipu=float16, mtia=float16, maia=bfloat16, privateuseone=float16)
+_fast_dtype = {**_DEFAULT_DTYPE, **_ELSEWHERE}   # the dtype of the innermost region per device type, enabled or not
+_on_elsewhere = set()                            # the device types of _ELSEWHERE inside a region
 
 def _cast(a, dev, want):
     "`a` cast to `want` if it is a floating tensor on `dev` other than float64, else `a`."
@@ -63,29 +66,36 @@ _BCE_UNSAFE = ("torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss ar
                "safe to autocast.")
 
 def _set_autocast(device_type, dtype, fast_dtype):
-    "Set autocast's state on `device_type` (`dtype` None: off); returns the state it replaces."
+    "Set autocast's state on device type `device_type` (`dtype` None: off); returns the state it replaces."
     global _active
-    prev = _dtype_on[device_type], _fast_dtype[device_type]
-    _dtype_on[device_type], _fast_dtype[device_type] = dtype, fast_dtype
-    _active = any(d is not None for d in _dtype_on.values())
+    if device_type in _dtype_on:
+        prev = _dtype_on[device_type], _fast_dtype[device_type]
+        _dtype_on[device_type] = dtype
+        _active = any(d is not None for d in _dtype_on.values())
+    else:
+        prev = (_fast_dtype[device_type] if device_type in _on_elsewhere else None), _fast_dtype[device_type]
+        if dtype is None: _on_elsewhere.discard(device_type)
+        else: _on_elsewhere.add(device_type)
+    _fast_dtype[device_type] = fast_dtype
     return prev
 
-# the device types litnn does not compute on: autocast is never on there; their default dtypes as torch gives them
-_ELSEWHERE = dict(mps=float16, xpu=float16, hpu=bfloat16, xla=bfloat16, ipu=float16, mtia=float16, maia=bfloat16, privateuseone=float16)
-
-def _autocast_device(device_type):
-    "`device_type` checked as torch checks it (kornia asks about cpu, cuda, mps and xpu)."
-    if device_type in _dtype_on or device_type in _ELSEWHERE: return device_type
-    device(device_type)      # not a device type at all: torch's error
-    raise RuntimeError("unknown device type for autocast in get_autocast_dispatch_key_from_device_type")
+def _autocast_device(device_type, unknown="unknown device type for autocast in get_autocast_dispatch_key_from_device_type"):
+    """`device_type` checked as torch checks it, its type without an index ('cuda:1' is cuda; kornia asks about cpu, cuda,
+    mps and xpu); a device type autocast does not know raises `unknown` (torch's words differ by function), or gives None."""
+    if device_type in _fast_dtype: return device_type
+    kind = device(device_type).type      # not a device type at all: torch's error
+    if kind in _fast_dtype: return kind
+    if unknown is None: return None
+    raise RuntimeError(unknown)
 
 def is_autocast_enabled(device_type='cuda'):
     "Whether autocast is on for `device_type`."
-    return _dtype_on.get(_autocast_device(device_type)) is not None
+    dev = _autocast_device(device_type)
+    return _dtype_on[dev] is not None if dev in _dtype_on else dev in _on_elsewhere
 
 def get_autocast_dtype(device_type):
-    "The dtype of the innermost autocast on `device_type`, enabled or not (outside any: the default)."
-    return _fast_dtype.get(_autocast_device(device_type)) or _ELSEWHERE[device_type]
+    "The dtype of the innermost autocast on `device_type`, enabled or not (outside any: the default, or `set_autocast_dtype`'s)."
+    return _fast_dtype[_autocast_device(device_type, "unsupported scalarType")]
 
 # %% ../../nbs/55_mixed_precision.ipynb #11bde6bb
 def set_autocast_enabled(device_type, enabled=None):
@@ -94,13 +104,12 @@ def set_autocast_enabled(device_type, enabled=None):
     if type(enabled) is not bool:
         raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position 2) must be bool, not {type(enabled).__name__}")
     dev = _autocast_device(device_type)
-    if dev in _dtype_on: _set_autocast(dev, _fast_dtype[dev] if enabled else None, _fast_dtype[dev])
+    _set_autocast(dev, _fast_dtype[dev] if enabled else None, _fast_dtype[dev])
 
 def set_autocast_dtype(device_type, dtype):
-    "The dtype autocast casts products to on `device_type`, whether or not it is on now."
-    dev = _autocast_device(device_type)
-    if dev in _dtype_on: _set_autocast(dev, None if _dtype_on[dev] is None else dtype, dtype)
-    else: _ELSEWHERE[dev] = dtype
+    "The dtype autocast casts products to on `device_type`, whether or not it is on now (and a new region's, given none)."
+    dev = _autocast_device(device_type, None)
+    if dev is not None: _set_autocast(dev, dtype if is_autocast_enabled(dev) else None, dtype)   # (another device type: torch stores it unread)
 
 _cache = {'enabled': True, 'nesting': 0}   # torch's weight-cast cache switch and region depth (litnn caches nothing)
 

@@ -10,13 +10,16 @@ import builtins, functools, warnings
 from ..backend import float16, bfloat16, patch, dtype, _DEVICE_TYPES, _type_name
 from .._tensor import Tensor
 from .. import cuda
-from . import _DEFAULT_DTYPE, _cast, _set_autocast, is_autocast_enabled, get_autocast_dtype
+from . import _cast, _set_autocast, _autocast_device, is_autocast_enabled, get_autocast_dtype
 
 # %% ../../nbs/55a_mixed_precision_casts.ipynb #73732afa
 def _check_autocast(device_type, dtype, enabled):
     "torch's checks of an autocast's arguments: returns `enabled` as given (its type is checked on entry), or False when disabled here."
-    if not isinstance(device_type, str): raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
-    if device_type not in _DEFAULT_DTYPE: raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+    if _autocast_device(device_type, None) is None: raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+    if device_type == 'privateuseone':      # (torch's check of a custom backend's module: litnn registers none)
+        raise AssertionError("Tried to use AMP with the `privateuseone` backend, but the backend has not registered a module or  the module "
+                             "miss some necessary funcs. The backend should register a module by `torch._register_device_module`, and "
+                             "the module must have these funcs: \n`get_amp_supported_dtype() -> List[torch.dtype]`. \n")
     if not enabled: return enabled
     if device_type == 'cuda':
         if not cuda.is_available():
@@ -34,7 +37,8 @@ def _check_autocast(device_type, dtype, enabled):
 class autocast:
     "Run the products of a region (or a decorated function) in `dtype`, the losses in float32, as `torch.autocast`."
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
-        self.fast_dtype = _DEFAULT_DTYPE.get(device_type) if dtype is None else dtype
+        if not isinstance(device_type, str): raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype   # (the current one: set_autocast_dtype's, an outer region's)
         self._enabled = _check_autocast(device_type, self.fast_dtype, enabled)
         self.device, self._cache_enabled = device_type, True if cache_enabled is None else cache_enabled
 
@@ -44,11 +48,11 @@ class autocast:
         d = self.fast_dtype       # torch's C++ setter takes a dtype (or Python's scalar types) only, even when disabled
         if not isinstance(d, dtype) and not builtins.any(d is t for t in (builtins.bool, builtins.int, builtins.float, builtins.complex)):
             raise TypeError(f"set_autocast_dtype(): argument 'dtype' (position 2) must be litnn.dtype, not {_type_name(d)}")
-        self.prev = _set_autocast(self.device, self.fast_dtype if self._enabled else None, self.fast_dtype)
+        self.prev = _set_autocast(_autocast_device(self.device), self.fast_dtype if self._enabled else None, self.fast_dtype)
         return self      # fast_dtype is kept even when disabled, as torch's
 
     def __exit__(self, *exc):
-        _set_autocast(self.device, *self.prev)
+        _set_autocast(_autocast_device(self.device), *self.prev)
         return False
 
 # %% ../../nbs/55a_mixed_precision_casts.ipynb #ba0646cb
