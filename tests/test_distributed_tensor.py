@@ -150,6 +150,9 @@ def _both_ways(tmp_path, code):
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
     def run(*pre):
         r = subprocess.run([sys.executable, *pre, str(script)], capture_output=True, text=True, timeout=180, env=env)
+        if not pre and r.returncode == -6 and 'terminate called without an active exception' in r.stderr:
+            # real torch, aborting at exit (a gloo thread torn down unjoined, once in a CI run): its process again, once
+            r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180, env=env)
         assert r.returncode == 0, r.stderr
         return json.loads(r.stdout.strip().splitlines()[-1])
     return run(), run("-c", AS_TORCH)
