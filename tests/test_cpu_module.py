@@ -184,10 +184,7 @@ def test_cuda_streams_and_events_work():
 
 # --- memory between steps (reference/cpu: glibc's mmap and trim thresholds) ---------------------------------------
 
-def _libc():
-    try: return os.confstr('CS_GNU_LIBC_VERSION') or ''
-    except (AttributeError, ValueError, OSError): return ''     # (no such name: not glibc)
-_GLIBC = _libc().startswith('glibc')
+_GLIBC = litnn.cpu._glibc()
 
 _FAULTS = """
 import resource, numpy as np, litnn

@@ -108,14 +108,17 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3          # glibc's mallopt paramet
 _MMAP_THRESHOLD, _TRIM_THRESHOLD = 32 << 20, 128 << 20
 _GLIBC_SETTINGS = ('MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_', 'MALLOC_TOP_PAD_', 'MALLOC_MMAP_MAX_')
 
+def _glibc():
+    "Whether the C library is glibc (`os.confstr` names it, 'glibc 2.36'; elsewhere it has no such name)."
+    try: return (os.confstr('CS_GNU_LIBC_VERSION') or '').startswith('glibc')
+    except (AttributeError, ValueError, OSError): return False
+
 def _keep_freed_memory(environ=os.environ):
     """Set glibc's mmap and trim thresholds (see above) unless `LITNN_MALLOPT=0`, glibc's own settings are given, or the
     C library is not glibc; whether they were set."""
     if environ.get('LITNN_MALLOPT', '1') == '0': return False
     if builtins.any(k in environ for k in _GLIBC_SETTINGS) or 'malloc' in environ.get('GLIBC_TUNABLES', ''): return False
-    try: libc = os.confstr('CS_GNU_LIBC_VERSION') or ''     # 'glibc 2.36' (no such name: not glibc)
-    except (AttributeError, ValueError, OSError): return False
-    if not libc.startswith('glibc'): return False
+    if not _glibc(): return False
     try: mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError): return False
     mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
