@@ -81,3 +81,22 @@ def test_register_constant_and_dataclass_as_torch():
         P._deregister_pytree_node(Point)
         return out
     assert run(litnn, lp) == run(torch, tp)
+
+
+def test_register_namedtuple_class_and_twice_as_torch():
+    "norse registers its parameter namedtuples: torch accepts that (flattening keeps the shared namedtuple entry) and refuses a second registration"
+    from collections import namedtuple
+
+    def run(P):
+        NT = namedtuple('NT', 'a b')
+        out = []
+        P.register_pytree_node(NT, lambda x: (list(x)[::-1], None), lambda xs, c: NT(*xs[::-1]))
+        try:
+            leaves, spec = P.tree_flatten(NT(1, [2, 3]))
+            out.append((leaves, P.tree_unflatten([4, 5, 6], spec), P.tree_map(lambda v: v * 10, NT(1, 2))))
+            for cls in (NT, namedtuple, list):
+                try: P.register_pytree_node(cls, lambda x: (x, None), lambda xs, c: xs)
+                except Exception as e: out.append((type(e).__name__, str(e).split(' is ')[1]))
+        finally: P._deregister_pytree_node(NT)
+        return out
+    assert repr(run(lp)) == repr(run(tp))

@@ -49,9 +49,7 @@ def _private_register_pytree_node(cls, flatten_fn, unflatten_fn, *, serialized_t
 def register_pytree_node(cls, flatten_fn, unflatten_fn, *, serialized_type_name=None, to_dumpable_context=None,
                          from_dumpable_context=None, flatten_with_keys_fn=None):
     "Make `cls` a node: `flatten_fn(x) -> (children, context)`, `unflatten_fn(children, context) -> x`."
-    if cls is namedtuple or is_namedtuple_class(cls):     # torch: namedtuples are all one node type already
-        raise ValueError(f"{cls} is a namedtuple class, which is already a pytree node type.") if cls is not namedtuple else \
-            ValueError(f"{cls} is already registered as a builtin pytree node type.")
+    if cls in SUPPORTED_NODES: raise ValueError(f"{cls} is already registered as pytree node.")
     _private_register_pytree_node(cls, flatten_fn, unflatten_fn, serialized_type_name=serialized_type_name,
                                   to_dumpable_context=to_dumpable_context, from_dumpable_context=from_dumpable_context,
                                   flatten_with_keys_fn=flatten_with_keys_fn)
