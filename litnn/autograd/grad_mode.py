@@ -6,11 +6,24 @@
 __all__ = ['is_grad_enabled', 'no_grad', 'enable_grad', 'set_grad_enabled', 'inference_mode', 'is_inference_mode_enabled', 'set_multithreading_enabled', 'enforce_grad_layout_policy', 'is_multithreading_enabled', 'is_view_replay_enabled']
 
 # %% ../../nbs/13b_grad_modes.ipynb #5b502a08
-import builtins, functools, inspect, sys, warnings
+import builtins, functools, inspect, sys, threading, warnings
 
 # %% ../../nbs/13b_grad_modes.ipynb #d9df1292
+class _PerThread(threading.local):
+    "The switches PyTorch keeps per thread: each thread starts with these values."
+    grad = True          # is the graph being recorded?
+    inference = False    # inside inference_mode()?
+
+_per_thread = _PerThread()
+
+def _thread_switch(name):
+    "`_Mode.name` as this thread's `_per_thread.name`; read by every operation, so its getter runs no Python frame."
+    def set(cls, v): setattr(_per_thread, name, v)
+    return property(functools.partial(getattr, _per_thread, name), set)
+
 class _Switches(type):
     "The metaclass of `_Mode`: keeps `_Mode.quiet` true exactly while no trace, vmap, anomaly mode or pack hook listens."
+    grad, inference = _thread_switch('grad'), _thread_switch('inference')
     def __setattr__(cls, k, v):
         type.__setattr__(cls, k, v)
         if k in ('trace', 'batched', 'anomaly', 'packing'):
@@ -18,8 +31,7 @@ class _Switches(type):
 
 class _Mode(metaclass=_Switches):
     quiet = True         # only autograd listens (`_quiet`, 12_backprop_graph): kept by `_Switches`
-    grad = True          # is the graph being recorded?
-    inference = False    # inside inference_mode()?
+    # grad, inference: this thread's (`_PerThread`), through `_Switches`' properties
     packing = 0          # saved_tensors_hooks contexts open in any thread (35a_saved_tensor_hooks): 0, the common case, is one test
     anomaly = None       # anomaly mode's checks while it is on (reference/backprop/anomaly_mode), else None
     writes = None        # while exporting (66a_onnx_tracing): the trace, which records in-place writes into traced tensors
