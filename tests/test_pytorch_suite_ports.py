@@ -1032,3 +1032,100 @@ def test_dir_of_a_tensor_lists_only_what_it_has():
         return out
     assert run(litnn) == run(torch)
     assert _raised(lambda lib: hasattr(lib.randn(2), 'imag'), litnn)[0] == _raised(lambda lib: hasattr(lib.randn(2), 'imag'), torch)[0]
+
+
+# test_autograd.py test_gradcheck_adjusted_atol_complex_inputs: the Jacobians in a complex input are compared entry by
+# entry as complex numbers (|a - n| <= atol + rtol |n|), as torch's allclose does, not their real and imaginary parts
+# one by one (here a real part misses its own bound while the complex entry is within torch's)
+def test_gradcheck_compares_complex_input_jacobians_as_complex_numbers():
+    res = []
+    for lib in LIBS:
+        lib.manual_seed(97)
+        z = 10e-3 * lib.rand(2, dtype=lib.complex128, requires_grad=True)
+        res.append([lib.autograd.gradcheck(lambda z: 1.0 / lib.norm(z), (z,), fast_mode=fm, atol=8.3e-6, rtol=1e-9,
+                                           raise_exception=False) for fm in (True, False)])
+    assert res[0] == res[1] == [True, True]
+
+
+# test_autograd.py test_gradcheck_get_numerical_jacobian / test_gradcheck_get_analytical_jacobian: torch's deprecated
+# helpers (one row per input element, one column per output element; FutureWarning; grad_out other than 1.0 refused)
+def test_gradcheck_get_numerical_and_analytical_jacobian_as_torch():
+    import sys, warnings
+    res = []
+    for lib in LIBS:
+        m = sys.modules[lib.__name__ + '.autograd.gradcheck']
+        a = lib.tensor([[1., 2.], [3., 4.]], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([1., 2.], dtype=lib.float64, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            num = m.get_numerical_jacobian(lambda xs: ((xs[0] * xs[1]).sum(0), xs[0]), (a, b), eps=1e-6)
+            num_t = m.get_numerical_jacobian(lambda xs: (xs[0] * xs[1]).sum(0), (a, b), target=(b,), eps=1e-6)
+            ana, reentrant, sizes_ok, types_ok = m.get_analytical_jacobian((a, b), (a * b * b).sum(0))
+        assert [x.category for x in w] == [FutureWarning] * 3
+        assert "`get_numerical_jacobian` was part of PyTorch's private API" in str(w[0].message)
+        res.append(([x.detach().numpy() for x in num + num_t + ana], reentrant, sizes_ok, types_ok))
+        for f in (lambda: m.get_numerical_jacobian(lambda xs: xs[0], (a,), grad_out=2.0),
+                  lambda: m.get_analytical_jacobian((a,), a * 1, grad_out=2.0),
+                  lambda: m.get_analytical_jacobian((a,), (a * 1j).sum())):
+            with warnings.catch_warnings(), pytest.raises(ValueError, match='Expected'):
+                warnings.simplefilter('ignore')
+                f()
+    for x, y in zip(res[0][0], res[1][0]): np.testing.assert_allclose(x, y, atol=1e-6)
+    assert res[0][1:] == res[1][1:] == (True, True, True)
+
+
+# test_autograd.py test_no_grad_copy_sparse: embedding / embedding_bag with sparse=True give the weight a sparse COO
+# gradient, one uncoalesced entry per looked-up id (padding ids left out; scale_grad_by_freq refused at backward), as
+# torch's embedding_sparse_backward; litnn ignored `sparse` and gave a dense one
+_SPARSE_EMBEDDING_CASES = [
+    lambda t, F, w: F.embedding(t.tensor([[1, 3, 1], [0, 5, 3]]), w, sparse=True),
+    lambda t, F, w: F.embedding(t.tensor([1, 3, 1]), w, padding_idx=1, sparse=True),
+    lambda t, F, w: F.embedding(t.tensor([1, 1]), w, padding_idx=1, sparse=True),
+    lambda t, F, w: F.embedding(t.tensor([1, 3, 1]), w, padding_idx=-5, sparse=True),
+    lambda t, F, w: F.embedding(t.tensor([1, 3, 1]), w, scale_grad_by_freq=True, sparse=True),
+    lambda t, F, w: F.embedding(t.tensor([], dtype=t.long), w, sparse=True),
+    lambda t, F, w: F.embedding(t.tensor([[0, 2]], dtype=t.int32), w, max_norm=100.0, sparse=True),
+    lambda t, F, w: F.embedding_bag(t.tensor([1, 2, 4, 5, 4, 3, 2, 1]), w, t.tensor([0, 3]), mode='sum', sparse=True),
+    lambda t, F, w: F.embedding_bag(t.tensor([[1, 2], [4, 1]]), w, mode='sum', sparse=True, padding_idx=1),
+    lambda t, F, w: F.embedding_bag(t.tensor([[1, 2], [4, 1]]), w, mode='mean', sparse=True, padding_idx=4),
+    lambda t, F, w: F.embedding_bag(t.tensor([1, 2, 4, 5]), w, t.tensor([0, 2]), mode='sum', sparse=True,
+                                    per_sample_weights=t.tensor([1., 2., 3., 4.], dtype=t.float64)),
+    lambda t, F, w: F.embedding_bag(t.tensor([1, 2, 4, 5]), w, t.tensor([0, 2]), sparse=True, scale_grad_by_freq=True),
+]
+
+
+@pytest.mark.parametrize('case', range(len(_SPARSE_EMBEDDING_CASES)))
+def test_embedding_sparse_gradient_as_torch(case):
+    res = []
+    for lib in LIBS:
+        w = lib.tensor(np.arange(12.).reshape(6, 2), requires_grad=True)
+        try:
+            y = _SPARSE_EMBEDDING_CASES[case](lib, lib.nn.functional, w)
+            (y * lib.tensor(np.arange(y.numel(), dtype=np.float64).reshape(y.shape))).sum().backward()
+            g = w.grad
+            res.append((str(g.layout).split('.')[-1], g._nnz(), g.is_coalesced(), g._indices().tolist(),
+                        np.asarray(g._values().tolist()), np.asarray(g.to_dense().tolist())))
+        except RuntimeError as e: res.append(str(e))
+    if isinstance(res[0], str): assert res[0] == res[1]; return
+    assert res[0][:4] == res[1][:4]
+    for a, b in zip(res[0][4:], res[1][4:]): np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+# torch's AccumulateGrad keeps a sparse gradient as .grad only if its parts are contiguous: an expanded values tensor
+# (test_no_grad_copy_sparse's NonContGradFunc) is cloned; a contiguous one handed to two leaves is kept by one of them
+def test_sparse_gradient_with_expanded_values_is_cloned_into_grad():
+    res = []
+    for lib in LIBS:
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b): return a + b
+            @staticmethod
+            def backward(ctx, g):
+                ng = lib.sparse_coo_tensor(lib.ones(1, 1, dtype=lib.long).expand(1, 8), lib.rand(1, 3).expand(8, 3), (10, 3))
+                Twice.p = ng._values().data_ptr()
+                return ng, ng
+        a, b = lib.randn(10, 3, requires_grad=True), lib.randn(10, 3, requires_grad=True)
+        Twice.apply(a, b).sum().backward()
+        ptrs = a.grad._values().data_ptr(), b.grad._values().data_ptr()
+        res.append((ptrs[0] == ptrs[1], Twice.p in ptrs, a.grad._values().stride(), a.grad._values().is_contiguous()))
+    assert res[0] == res[1] == (False, False, (3, 1), True)

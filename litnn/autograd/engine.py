@@ -192,7 +192,9 @@ def _claim(g, claimed):
 def _obey_layout(g, a, owned):
     """A new `.grad` array from gradient `g` for leaf array `a`, by torch's layout contract: the leaf's strides when it
     is dense but not row-major (a channels-last or transposed parameter), else row-major. `owned`: `g` may be kept."""
-    if type(a) is _SparseArray or type(g) is _SparseArray: return g if owned else g.copy()    # no strides to follow
+    if type(g) is _SparseArray:     # no strides to follow: kept if its values are contiguous, else cloned (torch's AccumulateGrad)
+        return g if owned and g.values.flags.c_contiguous else g.copy()
+    if type(a) is _SparseArray: return g if owned else g.copy()
     order = _dense_order(a)                      # None: a row-major leaf (the common case, one flag test), or one with gaps
     if order is None:
         if not g.flags.c_contiguous: return array_namespace(g).ascontiguousarray(g)

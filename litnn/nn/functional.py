@@ -134,7 +134,7 @@ from ..backend import array_namespace
 from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.grad_mode import no_grad
-from .._pointwise import _const
+from .._pointwise import _const, sparse_coo_tensor
 from .._python_arg_parser import _check_options   # torch's parser's types of option arguments
 
 
@@ -142,12 +142,24 @@ from .._python_arg_parser import _check_options   # torch's parser's types of op
 class EmbeddingBackward0(Op):
     "weight[indices]: rows of the weight, looked up"
     @staticmethod
-    def forward(ctx, weight, indices, padding_idx=None, scale_grad_by_freq=False):
+    def forward(ctx, weight, indices, padding_idx=None, scale_grad_by_freq=False, sparse=False):
         w = weight._data
-        ctx.idx, ctx.n, ctx.opts = indices, w.shape[0], (padding_idx, scale_grad_by_freq)
+        ctx.idx, ctx.n, ctx.opts, ctx.sparse = indices, w.shape[0], (padding_idx, scale_grad_by_freq), sparse
         return w.take(indices, axis=0)
     @staticmethod
-    def backward(ctx, g): return EmbeddingDenseBackward0.apply(g, idx=ctx.idx, n=ctx.n, scale=_row_scale(ctx.idx, *ctx.opts))
+    def backward(ctx, g):
+        if ctx.sparse: return _embedding_sparse_grad(g, ctx.idx, ctx.n, *ctx.opts)
+        return EmbeddingDenseBackward0.apply(g, idx=ctx.idx, n=ctx.n, scale=_row_scale(ctx.idx, *ctx.opts))
+
+def _embedding_sparse_grad(g, idx, n, padding_idx, by_freq):
+    """torch's embedding_sparse_backward: the weight's gradient as an uncoalesced COO tensor, one entry per id (`padding_idx`'s
+    left out) holding its output row's gradient; built from tensor ops, so it is differentiable in `g`."""
+    if by_freq: raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+    flat, rows = idx.reshape(-1), g.reshape(idx.size, g.shape[-1])
+    if padding_idx is not None:
+        keep = flat != padding_idx
+        flat, rows = flat[keep], rows[Tensor._make(keep)]
+    return sparse_coo_tensor(Tensor._make(flat.astype(numpy.int64).reshape(1, -1)), rows, (n, g.shape[-1]))
 
 def _row_scale(idx, padding_idx, by_freq):
     "The weight of each looked-up row in the gradient (0 at padding_idx, 1/count by frequency), flat, or None for all 1."
@@ -235,7 +247,7 @@ def embedding(input, # ids, an integer tensor of any shape
         padding_idx %= n
     if max_norm is not None: _renorm_(weight, idx, max_norm, norm_type)    # (torch renormalises before embedding checks the ids)
     if idx.size and (idx.min() < 0 or idx.max() >= n): raise IndexError("index out of range in self")
-    return EmbeddingBackward0.apply(weight, indices=idx, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+    return EmbeddingBackward0.apply(weight, indices=idx, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 # %% ../../nbs/40_activation.ipynb #ef76e3e1
 import sys, warnings
@@ -3333,7 +3345,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if psw is not None and psw.dtype != weight.dtype:
         raise RuntimeError(f"Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
                            f"'per_sample_weights'; but type {weight.type()} does not equal {psw.type()} (while checking arguments for embedding_bag)")
-    rows = embedding(flat, weight, None, None, norm_type, scale_grad_by_freq)        # (n, D)
+    # (sparse: padding ids are left out of the gradient, as torch's; dense, their rows are simply in no bag)
+    rows = embedding(flat, weight, padding_idx if sparse else None, None, norm_type, scale_grad_by_freq, sparse)        # (n, D)
     if include_last_offset and other_kernel: starts, include_last_offset = starts[:-1], False
     bag, n_bags = _bag_of(starts, len(ids), include_last_offset)
     keep = (bag >= 0) & (ids != (weight.shape[0] + padding_idx if padding_idx is not None and padding_idx < 0 else padding_idx))
