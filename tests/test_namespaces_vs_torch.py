@@ -517,6 +517,17 @@ def test_small_module_names():
     assert litnn.optim.lr_scheduler.TYPE_CHECKING is torch.optim.lr_scheduler.TYPE_CHECKING is False
 
 
+def test_nn_common_types_as_torch():
+    "torch.nn.common_types (norse annotates its conv layers with _size_2_t from it): every alias, the same typing args"
+    import typing
+    tc, lc = importlib.import_module('torch.nn.common_types'), importlib.import_module('litnn.nn.common_types')
+    names = sorted(n for n in vars(tc) if n.startswith('_') and n.endswith('_t'))
+    assert names and names == sorted(n for n in vars(lc) if n.startswith('_') and n.endswith('_t'))
+    def show(a): return str(a).replace('torch.', 'litnn.').replace('litnn._tensor.', 'litnn.')
+    for n in names:
+        assert show(typing.get_args(getattr(tc, n))) == show(typing.get_args(getattr(lc, n))), n
+
+
 @pytest.mark.parametrize('name,exc', [('_check', RuntimeError), ('_check_index', IndexError), ('_check_value', ValueError),
                                       ('_check_type', TypeError), ('_check_not_implemented', NotImplementedError)])
 def test_check_functions_as_torch(name, exc):
