@@ -80,3 +80,31 @@ def test_saved_result_shares_the_output_version_counter(op):
         with L.no_grad(): b += 1
         return before, (b._version, u._version), u.tolist() == b.tolist()
     assert run(litnn) == run(torch)
+
+
+# test_autograd.py test_custom_function_saved_tensors / test_get_data_and_hooks_from_raw_saved_variable: the slots
+# `_raw_saved_<name>` hands out are instances of torch.autograd.SavedTensor (one class: litnn had a second, private
+# one), with `data` (the packed object under hooks, the input itself, the output detached; None once freed) and
+# `unpack_hook`
+def test_raw_saved_slots_are_autograd_saved_tensors_with_data_and_unpack_hook():
+    import torch
+    res = []
+    for lib in (litnn, torch):
+        def pack_hook(t): return ('packed', t)
+        def unpack_hook(p): return p[1]
+        a = lib.tensor(2.0, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
+            b = a ** 2
+        c = b.exp()
+        d = c ** 2
+        pow_sv, exp_sv, pow2_sv = b.grad_fn._raw_saved_self, c.grad_fn._raw_saved_result, d.grad_fn._raw_saved_self
+        r = [all(isinstance(s, lib.autograd.SavedTensor) for s in (pow_sv, exp_sv, pow2_sv)),
+             pow_sv.data[0] == 'packed' and pow_sv.data[1] is a, pow_sv.unpack_hook is unpack_hook,
+             exp_sv.data is c, exp_sv.data.requires_grad, exp_sv.data.tolist(), exp_sv.unpack_hook,
+             pow2_sv.data is c, pow2_sv.unpack_hook]
+        d.backward()
+        r += [exp_sv.data, exp_sv.unpack_hook, pow_sv.data, pow_sv.unpack_hook]
+        with pytest.raises(RuntimeError, match='Trying to create a SavedTensor object from Python is forbidden'):
+            lib.autograd.SavedTensor()
+        res.append(r)
+    assert res[0] == res[1]

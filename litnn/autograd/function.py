@@ -283,13 +283,13 @@ def _dirtied(ctx, t, i):
 
 
 # %% ../../nbs/35a_saved_tensor_hooks.ipynb #c0ffee02
-from .graph import _SavedTensor, _FREED, _SECOND_TIME
+from .graph import SavedTensor, _FREED, _SECOND_TIME
 
 def _raw_saved_tensors(self):
     "torch's `ctx._raw_saved_tensors`: a SavedTensor slot per value `save_for_backward` saved."
     saved = self.__dict__.get('_saved', ())
     if saved is _FREED: raise RuntimeError(_SECOND_TIME)
-    return tuple(_SavedTensor(self, i) for i in range(len(saved)))
+    return tuple(SavedTensor._of(self, i) for i in range(len(saved)))
 FunctionCtx._raw_saved_tensors = property(_raw_saved_tensors)
 
 # %% ../../nbs/reference/backprop/engine_switches.ipynb #09fe93dd

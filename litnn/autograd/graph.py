@@ -632,9 +632,28 @@ def _saved_names(node):
     "The argument names of the positions of what `node` saved (torch's names in its derivative formulas)."
     return _SAVED_NAMES.get(type(node).__name__, ('self', 'other'))
 
-class _SavedTensor:
+class SavedTensor:
     "One tensor a node saved (torch's `torch._C._autograd.SavedTensor`): `register_hooks` packs it now, unpacks it when read."
-    def __init__(self, node, i): self.node, self.i = node, i      # i: a position in node._saved, or None for its output
+    def __init__(self, *args, **kwargs): raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
+    @classmethod
+    def _of(cls, node, i):
+        "The engine's way in: slot `i` of what `node` saved (a position in node._saved, or None for its output)."
+        s = object.__new__(cls); s.node, s.i = node, i
+        return s
+    def _slot(self):
+        saved = self.node._out if self.i is None else self.node._saved
+        return saved if saved is _FREED or self.i is None else saved[self.i]
+    @property
+    def data(self):
+        "What is stored: the packed object if hooks packed it, the input itself, the output detached; None once freed."
+        s = self._slot()
+        if s is _FREED: return None
+        if type(s) is _Packed: return s.packed
+        return Tensor._make(s) if self.i is None else s
+    @property
+    def unpack_hook(self):
+        s = self._slot()
+        return s.unpack_hook if type(s) is _Packed else None
     def register_hooks(self, *hooks):
         if len(hooks) != 2 or not all(map(callable, hooks)):     # (pybind11's check: one message for either)
             raise TypeError("register_hooks(): incompatible function arguments. The following argument types are supported:\n"
@@ -649,7 +668,6 @@ class _SavedTensor:
         p = _Packed(t, (_SELF, 0) if i is None else _edge(t), (pack_hook, unpack_hook))   # as saved_tensors_hooks packs, with this pair
         if i is None: node._out = p
         else: node._saved, node._packed = saved[:i] + (p,) + saved[i + 1:], True
-_SavedTensor.__name__ = _SavedTensor.__qualname__ = 'SavedTensor'      # torch's name, kept out of the module's public names
 
 def _saved_attribute(self, name):
     "torch's `grad_fn._saved_<name>` (what backward will read) and `_raw_saved_<name>` (the slot of a saved tensor)."
@@ -657,7 +675,7 @@ def _saved_attribute(self, name):
     if raw or name.startswith('_saved_'):
         field, d = name[11:] if raw else name[7:], self.__dict__
         if field == 'result' and d.get('_out') is not None:
-            if raw: return _SavedTensor(self, None)
+            if raw: return SavedTensor._of(self, None)
             t = self.result
             if type(d['_out']) is not _Packed: t._vc = self._out_vc     # torch's saved output shares the output's version counter
             return t
@@ -666,7 +684,7 @@ def _saved_attribute(self, name):
             i = names.index(field)
             if saved is not _FREED and not isinstance(saved[i], (Tensor, _Packed)):     # a number
                 if not raw: return saved[i]
-            elif raw: return _SavedTensor(self, i)
+            elif raw: return SavedTensor._of(self, i)
             else: return self.saved_tensors[i]           # (freed: torch's error)
         elif not raw:
             if field == 'self_sym_sizes' and 'shape' in d: return tuple(d['shape'])
@@ -680,11 +698,6 @@ _SAVED_TENSORS = ('self', 'other', 'result', 'exponent', 'mat1', 'mat2', 'vec', 
 for _f in _SAVED_TENSORS + ('dim', 'keepdim', 'self_sym_sizes', 'approximate', 'negative_slope'):
     setattr(Node, '_saved_' + _f, property(functools.partial(_saved_attribute, name='_saved_' + _f)))
     if _f in _SAVED_TENSORS: setattr(Node, '_raw_saved_' + _f, property(functools.partial(_saved_attribute, name='_raw_saved_' + _f)))
-
-# %% ../../nbs/reference/backprop/engine_switches.ipynb #082fe1dd
-class SavedTensor:
-    "A tensor saved for backward, as the engine holds it; made only by the engine."
-    def __init__(self, *args, **kwargs): raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
 
 # %% ../../nbs/reference/backprop/graph.ipynb #e1a0b003
 import builtins
