@@ -528,3 +528,24 @@ def test_inplace_through_views_of_another_dtype_as_torch(case):
     for a, b in zip(ours, theirs):
         assert (a is None) == (b is None)
         if a is not None: np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
+
+
+# test_autograd.py test_autograd_simple_views_python: a view returned by a custom Function with several differentiable
+# outputs is one of torch's MULTI_OUTPUT_NODE views ("...the output of a function that returns multiple views"); with one,
+# an IN_CUSTOM_FUNCTION view ("...created inside a custom Function"); litnn gave every such view the second message
+@pytest.mark.parametrize('two', [True, False])
+def test_inplace_on_a_view_output_of_a_custom_function_names_multi_output(two):
+    import torch
+    msgs = []
+    for lib in (litnn, torch):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b): v = a.narrow(0, 0, 2); return (v, a + b) if two else v
+            @staticmethod
+            def backward(ctx, *g): return g[0], g[0]
+        a, b = lib.ones(2, requires_grad=True).clone(), lib.ones(2, requires_grad=True)
+        out = F.apply(a, b)
+        with pytest.raises(RuntimeError) as e:
+            (out[0] if two else out).add_(1)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

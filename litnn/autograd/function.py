@@ -245,6 +245,7 @@ def _link_outputs(ctx, out, args):
         raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. The inputs "
                            "that are modified inplace must all be outputs of the Function.")
     res = []
+    multi = builtins.sum(isinstance(o, Tensor) and id(o) not in nd and (o.is_floating_point() or o.is_complex()) for o in outs) > 1
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor): res.append(o); continue
         if id(o) in nd or not (o.is_floating_point() or o.is_complex()): res.append(_undifferentiated(o, args, dirty)); continue
@@ -257,7 +258,9 @@ def _link_outputs(ctx, out, args):
         else:
             if builtins.any(o is a for a in args):     # an input returned as is: a new tensor, a view of the input (as torch's)
                 with no_grad(): o = o.view_as(o)
-            if o._base is not None: o._vmeta = 'custom'  # a view: changing it in place is refused (17c_inplace_on_views)
+            # a view: changing it in place is refused (17c_inplace_on_views), with torch's words for a Function of several
+            # differentiable outputs (its MULTI_OUTPUT_NODE views) or of one (IN_CUSTOM_FUNCTION)
+            if o._base is not None: o._vmeta = 'multi' if multi else 'custom'
             if o.grad_fn is None: o._requires_grad, o.grad_fn, o._output_nr = True, ctx, i
         res.append(o)
     if ctx._saved:   # an output saved for backward would hold its own grad_fn: keep its array instead
