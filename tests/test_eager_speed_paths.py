@@ -329,3 +329,63 @@ def test_softshrink_large_matches_torch_bits(dtype, lambd, transposed):
     bits_equal(a, b)
     ok = ~np.isnan(x.T if transposed else x).T if transposed else ~np.isnan(x)     # (a NaN input's gradient: torch's 0, litnn's g, as before)
     bits_equal(lg[0].numpy()[ok], tg[0].numpy()[ok])
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize('op', ['hardshrink', 'hardshrink_0', 'hardshrink_2', 'hardshrink.T', 'threshold', 'threshold_0',
+                                'threshold_neg0', 'threshold.T'])
+def test_hardshrink_threshold_large_match_torch_bits(dtype, op):
+    "A mask by |x| <= lambd (NaN outside) and `_where`'s zero road, or threshold's value: torch's values to the bit, +0.0 inside."
+    F = lambda lib: lib.nn.functional
+    fns = {'hardshrink': lambda lib, t: F(lib).hardshrink(t), 'hardshrink_0': lambda lib, t: F(lib).hardshrink(t, 0.0),
+           'hardshrink_2': lambda lib, t: F(lib).hardshrink(t, 2.0), 'hardshrink.T': lambda lib, t: F(lib).hardshrink(t.t(), 0.3),
+           'threshold': lambda lib, t: F(lib).threshold(t, 0.1, 2.0), 'threshold_0': lambda lib, t: F(lib).threshold(t, 0.1, 0.0),
+           'threshold_neg0': lambda lib, t: F(lib).threshold(t, -0.5, -0.0), 'threshold.T': lambda lib, t: F(lib).threshold(t.t(), 0.0, 0)}
+    x = special(dtype)
+    (ly, ty), (lg, tg) = run_both(fns[op], x)
+    bits_equal(ly, ty)
+    assert ly.stride() == ty.stride()
+    ok = ~np.isnan(x) if op.startswith('hardshrink') else np.ones(x.shape, bool)    # (a NaN input's gradient: torch's 0, litnn's g, as before)
+    bits_equal(lg[0].numpy()[ok], tg[0].numpy()[ok])
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('op', ['addcmul', 'addcmul_v', 'addcmul_b', 'addcdiv', 'addcdiv_v', 'addcdiv_b'])
+def test_addcmul_addcdiv_large_match_torch_bits(dtype, op):
+    """One node computing the value once (a fused multiply-add for addcmul) and torch's gradient formulas: grad·(tensor2·value),
+    grad·(value/tensor2) (a division, not value·(1/tensor2)), -grad·(value·tensor1/(tensor2·tensor2)), to the bit."""
+    fns = {'addcmul': lambda lib, x, y, z: lib.addcmul(x, y, z), 'addcmul_v': lambda lib, x, y, z: lib.addcmul(x, y, z, value=0.3),
+           'addcmul_b': lambda lib, x, y, z: lib.addcmul(x, y, z[:1], value=-2),
+           'addcdiv': lambda lib, x, y, z: lib.addcdiv(x, y, z * 0.5 + 2), 'addcdiv_v': lambda lib, x, y, z: lib.addcdiv(x, y, z, value=0.3),
+           'addcdiv_b': lambda lib, x, y, z: lib.addcdiv(x, y[:, :1], z, value=-1.5)}
+    (ly, ty), (lg, tg) = run_both(fns[op], special(dtype), special(dtype, seed=1), special(dtype, seed=2, scale=1))
+    assert type(ly.grad_fn).__name__ == type(ty.grad_fn).__name__
+    if dtype == np.float64 and op.startswith('addcmul'): close_with_specials(ly, ty, 1e-15)   # (float64's FMA: long double, rarely an ulp off)
+    elif op == 'addcmul_b': close_with_specials(ly, ty, 2e-7)     # (a broadcast operand: torch's scalar loop, not always fused)
+    else: bits_equal(ly, ty)
+    for a, b in zip(lg, tg):
+        if op.endswith('_b'): close_with_specials(a, b, 1e-5)      # (a broadcast operand's gradient: summed in another order)
+        else: bits_equal(a, b)
+
+@pytest.mark.parametrize('dtypes', [('float32', 'float64', 'float32'), ('float64', 'float32', 'float32'), ('bfloat16',) * 3, ('float16',) * 3])
+@pytest.mark.parametrize('fn', ['addcmul', 'addcdiv'])
+def test_addcmul_addcdiv_mixed_dtypes_and_second_order(dtypes, fn):
+    "Each gradient in its input's dtype (the formulas in the tensors' own dtypes, as torch's); second derivatives as torch's."
+    rng = np.random.default_rng(4)
+    arrays = [rng.standard_normal((6, 7)), rng.standard_normal((6, 7)), rng.standard_normal((1, 7)) + 3]
+    res = []
+    for lib in (litnn, torch):
+        ts = [lib.tensor(a, dtype=getattr(lib, d), requires_grad=True) for a, d in zip(arrays, dtypes)]
+        y = getattr(lib, fn)(*ts, value=0.3)
+        gs = lib.autograd.grad(y, ts, lib.ones_like(y) * 0.7, create_graph=True)
+        gg = lib.autograd.grad(sum((g * g).sum() for g in gs), ts, allow_unused=True)
+        res.append([y, *gs, *gg])
+    for a, b in zip(*res):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.dtype.__repr__().split('.')[-1] == b.dtype.__repr__().split('.')[-1]
+            np.testing.assert_allclose(a.detach().double().numpy(), b.detach().double().numpy(), rtol=1e-2 if '16' in dtypes[0] else 1e-6)
+
+def test_addcmul_of_one_tensor_thrice_gradient():
+    "addcmul(a, a, a) under func.grad: each use of a gets its gradient (the composite's inner graph tripled one, 49 for 16.3)."
+    a = np.random.default_rng(6).standard_normal((4, 5)).astype(np.float32)
+    r = [lib.func.grad(lambda t: lib.addcmul(t, t, t, value=0.5).sum())(lib.tensor(a)) for lib in (litnn, torch)]
+    bits_equal(*r)

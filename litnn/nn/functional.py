@@ -423,7 +423,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 # %% ../../nbs/40a_activation_functions.ipynb #ea3bb2f6
 def _in(x, lo, hi): a = _array_of(x); return (a > lo) & (a < hi)
-def _out(x, lambd): a = _array_of(x); return ~((a >= -lambd) & (a <= lambd))   # as torch tests it: NaN is outside, keeps its value and its gradient
+def _out(x, lambd): return ~(abs(_array_of(x)) <= lambd)   # torch's test, not (-lambd <= x <= lambd), in two passes: NaN is outside, keeps its value and its gradient
 
 HardtanhBackward0 = _node('HardtanhBackward0', lambda xp, a, min_val=-1.0, max_val=1.0: xp.clip(a, min_val, max_val).astype(a.dtype, copy=False),
                           lambda g, x, y, min_val=-1.0, max_val=1.0: _masked(g, _in(x, min_val, max_val)), 'x')
@@ -440,9 +440,14 @@ def _softshrink(xp, a, lambd=0.5):
 
 SoftshrinkBackward0 = _node('SoftshrinkBackward0', _softshrink,
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'softshrink_check')
-HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: _where(_out(a, lambd), a, xp.zeros_like(a)),   # +0 inside, as torch, even for negative inputs
+HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: _masked(a, _out(a, lambd)),   # +0 inside, as torch, even for negative inputs
                             lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'hardshrink_cpu')
-ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: _where(a <= threshold, xp.asarray(value, dtype=a.dtype), a),  # NaN stays
+def _threshold(xp, a, threshold=0., value=0.):
+    "value at or below `threshold`, else a (NaN stays); a +0 value in a float dtype: a masked (`_where`'s road for zeros)."
+    if type(value) in (int, float) and value == 0 and not np.signbit(value) and (a.dtype.kind == 'f' or a.dtype.name == 'bfloat16'): return _masked(a, ~(a <= threshold))
+    return _where(a <= threshold, xp.asarray(value, dtype=a.dtype), a)
+
+ThresholdBackward0 = _node('ThresholdBackward0', _threshold,  # NaN stays
                            lambda g, x, y, threshold=0., value=0.: _masked(g, ~(_array_of(x) <= threshold)), 'x', 'threshold_cpu', _ALL_TYPES)
 for _c in (HardtanhBackward0, SoftshrinkBackward0, HardshrinkBackward0, ThresholdBackward0): _c._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
 ThresholdBackward0._overlap_ok = True      # torch's threshold_ skips the overlap check (idempotent): it writes an expanded input
