@@ -1129,3 +1129,26 @@ def test_sparse_gradient_with_expanded_values_is_cloned_into_grad():
         ptrs = a.grad._values().data_ptr(), b.grad._values().data_ptr()
         res.append((ptrs[0] == ptrs[1], Twice.p in ptrs, a.grad._values().stride(), a.grad._values().is_contiguous()))
     assert res[0] == res[1] == (False, False, (3, 1), True)
+
+
+# test_autograd.py test_autograd_node_isinstance: torch.autograd.function.BackwardCFunction is the base of every custom
+# Function's ctx / grad_fn class (a Node), whose apply runs the Function's backward (or vjp) and apply_jvp its jvp
+def test_backward_c_function_is_the_base_of_custom_function_nodes():
+    res = []
+    for lib in LIBS:
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.seen = isinstance(ctx, lib.autograd.function.BackwardCFunction)
+                return x * 2
+            @staticmethod
+            def backward(ctx, g): return g * 3
+            @staticmethod
+            def jvp(ctx, t): return t * 5
+        a = lib.ones(2, requires_grad=True)
+        out = Double.apply(a)
+        BC = lib.autograd.function.BackwardCFunction
+        res.append((issubclass(BC, lib.autograd.graph.Node), issubclass(BC, lib.autograd.function.FunctionCtx),
+                    isinstance(out.grad_fn, BC), out.grad_fn.seen, out.grad_fn.apply(lib.ones(2)).tolist(),
+                    out.grad_fn.apply_jvp(lib.ones(2)).tolist()))
+    assert res[0] == res[1] == (True, True, True, True, [3.0, 3.0], [5.0, 5.0])

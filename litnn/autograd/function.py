@@ -12,7 +12,7 @@ from ..backend import array_namespace, _type_name
 from .grad_mode import _Mode, no_grad
 
 # %% auto #0
-__all__ = ['FunctionCtx', 'Function', 'NestedIOFunction', 'once_differentiable', 'InplaceFunction']
+__all__ = ['FunctionCtx', 'BackwardCFunction', 'Function', 'NestedIOFunction', 'once_differentiable', 'InplaceFunction']
 
 # %% ../../nbs/14_custom_functions.ipynb #c3f1a002
 def _validated(ctx, grads):
@@ -56,10 +56,7 @@ class FunctionCtx(Node):
         Node.save_for_backward(self, *tensors)
     @staticmethod
     def backward(ctx, *grads):
-        cls = ctx._forward_cls     # torch: `vjp` is another name of `backward`; a Function implements one of them
-        if cls.backward is not Function.backward and cls.vjp is not Function.vjp:
-            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should only implement one of them.")
-        out = (cls.vjp if cls.vjp is not Function.vjp else cls.backward)(ctx, *grads)
+        out = ctx.apply(*grads)    # the Function's backward, or its vjp (BackwardCFunction, below)
         out = out if type(out) is tuple else (out,)
         n = len(ctx._arg_is_tensor)
         if len(out) != n and not (len(out) > n and builtins.all(o is None for o in out[n:])):
@@ -78,13 +75,22 @@ class FunctionCtx(Node):
         saved = Node.saved_tensors.fget(self)
         return tuple(t.unpack(self) if isinstance(t, _SavedOutput) else t for t in saved)
 
+class BackwardCFunction(FunctionCtx):
+    "The base of each Function's ctx class, as torch's: `apply` runs the Function's backward (or vjp), `apply_jvp` its jvp."
+    def apply(self, *args):
+        cls = self._forward_cls      # torch: `vjp` is another name of `backward`; a Function implements one of them
+        if cls.backward is not Function.backward and cls.vjp is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should only implement one of them.")
+        return (cls.vjp if cls.vjp is not Function.vjp else cls.backward)(self, *args)
+    def apply_jvp(self, *args): return self._forward_cls.jvp(self, *args)
+
 class _FunctionMeta(type):
     "Gives each Function subclass its own ctx class, named like PyTorch's (`ExpBackward`)."
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
         ns = {'_forward_cls': cls}
         if getattr(cls, 'clear_saved_tensors_on_access', False): ns['saved_tensors'] = property(_saved_tensors_once)
-        cls._backward_cls = type(name + 'Backward', (FunctionCtx,), ns)
+        cls._backward_cls = type(name + 'Backward', (BackwardCFunction,), ns)
 
 def _saved_tensors_once(ctx):
     "torch's `clear_saved_tensors_on_access = True`: the saved tensors, once; the ctx then lets go of them (backward may free them early)."
