@@ -57,6 +57,29 @@ def test_errors_match_torch(shape, pad, mode, value):
 def test_float_pad_is_a_type_error():
     same_error(lambda lib: lib.nn.functional.pad(lib.ones(2, 2), (1.5, 1)))
 
+# ViLT pads its position embeddings by `(0, max_w - w)` with tensor sizes: torch's parser reads integer tensors of one
+# element (and NumPy ints) as ints; floats, None and whole tensors are TypeErrors worded by the element's position
+PAD_ARGS = [lambda L: (0, L.tensor(1)), lambda L: (L.tensor(2), L.tensor([1]), 0, L.tensor(1, dtype=L.uint8)),
+            lambda L: (np.int32(1), np.int64(2)), lambda L: [1, 1], lambda L: L.Size([1, 0]), lambda L: (0, 1.5),
+            lambda L: (0, L.tensor(1.5)), lambda L: (L.tensor(1.5), 0), lambda L: (0, L.tensor([1, 2])), lambda L: (0, None),
+            lambda L: (0, np.float64(1.0)), lambda L: L.tensor([1, 1]), lambda L: 3, lambda L: (1, True)]
+
+@pytest.mark.parametrize('i', range(len(PAD_ARGS)))
+@pytest.mark.parametrize('mode', ['constant', 'reflect'])
+def test_pad_argument_parsed_as_torch(i, mode):
+    def f(lib):
+        x = lib.arange(18.).reshape(1, 2, 3, 3).requires_grad_()
+        y = lib.nn.functional.pad(x, PAD_ARGS[i](lib), mode=mode)
+        y.pow(2).sum().backward()
+        return y, x.grad
+    try: want = f(torch)
+    except Exception as e:
+        with pytest.raises(type(e)) as l: f(litnn)
+        assert str(l.value).splitlines()[0] == str(e).splitlines()[0]
+        return
+    got = f(litnn)
+    for a, b in zip(want, got): np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
 MODULES = [('ConstantPad1d', (2, 3.5)), ('ConstantPad2d', ((1, 0, 2, 1), -1.)), ('ConstantPad3d', (1, 0.)),
            ('ZeroPad1d', ((1, 2),)), ('ZeroPad2d', (1,)), ('ZeroPad3d', ((1, 0, 0, 1, 1, 0),)),
            ('ReflectionPad1d', (2,)), ('ReflectionPad2d', ((1, 0, 2, 1),)), ('ReflectionPad3d', (1,)),

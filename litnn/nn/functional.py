@@ -4590,6 +4590,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
 from .._views import _Index
 from .._tensor import _follow_layout
+from .._python_arg_parser import _int_list
 
 # %% ../../nbs/reference/nn/padding.ipynb #f5f3b1df
 def _constant_pad(xp, a, pads, value):
@@ -4705,12 +4706,7 @@ _COMBOS = ("Supported combinations for non-constant padding:\n  - 2D or 3D input
 
 def _pairs(pad, ndim):
     "torch's checks of `pad`; the (before, after) pairs, first padded dimension first."
-    for i, p in enumerate(pad):
-        if not isinstance(p, (builtins.int, np.integer)) or isinstance(p, builtins.bool):
-            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
-                            f"{type(p).__name__} at pos {i}")
-        if not -0x8000000000000000 <= p <= 0x7fffffffffffffff:      # (unpacked into an int64 by torch's parser)
-            raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {i + 1} with error \"Overflow when unpacking long long\"")
+    pad = _int_list('pad', 'pad', pad, pos=2)     # torch's parser reads it: ints, NumPy ints, integer tensors of one element
     if len(pad) % 2: raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > ndim:
         raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
