@@ -1100,8 +1100,10 @@ class TransposeBackward1(TransposeBackward0): "transpose_"
 def _become(self, make_view, node):
     "Make `self` the view `make_view(self)` of its own memory: its shape, strides and history (named `node`); a new version."
     if self._inference and not _Mode.inference: raise RuntimeError(_INFERENCE_INPLACE)     # torch's first check here (13b_grad_modes)
-    if _Mode.grad and self._requires_grad and self._base is not None and self._vmeta in ('no_grad', 'no_grad_base', 'inference', 'inference_base'):
-        _check_view_inplace(self, self._base)   # a view made in no_grad/inference mode: torch's creation-meta error (17c_inplace_on_views)
+    if _Mode.grad and self._requires_grad and self._base is not None and self._vmeta is not None:
+        # a view made in no_grad/inference mode, one of several outputs (unbind) or by a custom Function: torch's
+        # creation-meta error, as for any in-place change (17c_inplace_on_views)
+        _check_view_inplace(self, self._base)
     if _Mode.grad and self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if _Mode.grad and self._requires_grad and self._base is not None and self._base.grad_fn is None:    # (as torch's check_inplace)

@@ -549,3 +549,30 @@ def test_inplace_on_a_view_output_of_a_custom_function_names_multi_output(two):
             (out[0] if two else out).add_(1)
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+# test_autograd.py test_autograd_inplace_views_creation_meta: the in-place view ops (as_strided_, transpose_, t_,
+# squeeze_, unsqueeze_, swapdims_) on a view that torch refuses to change in place (one of unbind's outputs, a custom
+# Function's output) raise torch's creation-meta error at once, as any in-place op does; litnn refused only views made
+# in no_grad / inference mode, and let the others change shape
+@pytest.mark.parametrize('op', ['as_strided_', 'transpose_', 't_', 'squeeze_', 'unsqueeze_', 'swapdims_'])
+@pytest.mark.parametrize('kind', ['multi_view', 'custom'])
+def test_inplace_view_ops_refuse_multi_output_and_custom_function_views(op, kind):
+    import torch
+    fns = {'as_strided_': lambda v: v.as_strided_((1, 0), (2, 2)), 'transpose_': lambda v: v.transpose_(0, 0),
+           't_': lambda v: v.t_(), 'squeeze_': lambda v: v.squeeze_(0), 'unsqueeze_': lambda v: v.unsqueeze_(0),
+           'swapdims_': lambda v: v.swapdims_(0, 0)}
+    res = []
+    for lib in (litnn, torch):
+        class Func(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x): return x.view_as(x)
+            @staticmethod
+            def backward(ctx, x): return x
+        base = lib.rand(2, 3, requires_grad=True).clone()
+        inp = base.unbind()[0] if kind == 'multi_view' else Func.apply(base)
+        shape = tuple(inp.shape)
+        with pytest.raises(RuntimeError) as e:
+            fns[op](inp)
+        res.append((str(e.value), tuple(inp.shape) == shape))
+    assert res[0] == res[1]
