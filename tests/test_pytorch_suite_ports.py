@@ -2,6 +2,7 @@
 test/test_view_ops.py, test/test_type_promotion.py, test/nn/test_pooling.py, ...) with litnn in place of torch; each case
 here is self-contained and runs the same call in litnn and in real torch, comparing results or exception types and
 messages."""
+import warnings
 import numpy as np
 import pytest
 import litnn
@@ -1152,3 +1153,41 @@ def test_backward_c_function_is_the_base_of_custom_function_nodes():
                     isinstance(out.grad_fn, BC), out.grad_fn.seen, out.grad_fn.apply(lib.ones(2)).tolist(),
                     out.grad_fn.apply_jvp(lib.ones(2)).tolist()))
     assert res[0] == res[1] == (True, True, True, True, [3.0, 3.0], [5.0, 5.0])
+# test_distributions.py's test_wishart_moments: Wishart.rsample of 900,000 float32 samples (df 2.5 for 3x3) checks its
+# support (positive_definite: cholesky_ex's info) and raised LinAlgError ("the routine failed on its input") where torch
+# redraws the singular samples. numpy factors float32 in double and refused near-singular matrices that litnn's own
+# potf2 (the judge of which matrices fail, run in float32) accepted; the judge now runs in double as numpy does.
+_NEAR_SINGULAR_F32 = [
+    [[1.8159966468811035, -0.2787979543209076, 1.2641185522079468], [-0.2787979543209076, 0.6692582368850708, -0.9695825576782227],
+     [1.2641185522079468, -0.9695825576782227, 1.8399854898452759]],
+    [[2.339815855026245, 0.6775686144828796, 2.8281948566436768], [0.6775686144828796, 1.436564326286316, -1.483461618423462],
+     [2.8281948566436768, -1.483461618423462, 7.692540168762207]],
+    [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+    [[4.0, 2.0, 0.0], [2.0, 5.0, 1.0], [0.0, 1.0, 3.0]],
+]
+
+
+def test_cholesky_ex_of_near_singular_float32_batch_as_torch():
+    r = []
+    for L in LIBS:
+        a = L.tensor(_NEAR_SINGULAR_F32, dtype=L.float32)
+        out = [_raised(lambda L: L.linalg.cholesky_ex(a).info.tolist(), L)]
+        out.append(_raised(lambda L: L.distributions.constraints.positive_definite.check(a).tolist(), L))
+        res = L.linalg.cholesky_ex(a[3:])
+        out.append((res.info.tolist(), np.round(res.L.numpy(), 5).tolist()))
+        out.append(_raised(lambda L: L.linalg.cholesky(a[:1]), L)[0])
+        r.append(out)
+    assert r[0] == r[1]
+
+
+def test_wishart_rsample_of_near_singular_draws_as_torch():
+    "Wishart with df just above ndim - 1 draws near-singular samples; its support check redraws them, as torch's, without raising"
+    r = []
+    for L in LIBS:
+        L.manual_seed(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')     # "Low df values detected", "Singular sample detected": both warn
+            d = L.distributions.Wishart(df=L.tensor(2.05), scale_tril=L.tensor([[1.2, 0.0, 0.0], [0.3, 1.9, 0.0], [-0.3, 0.5, 0.5]]))
+            s = d.rsample((60000,))
+        r.append((tuple(s.shape), bool(L.isfinite(s).all()), np.allclose(s.mean(0).numpy(), d.mean.numpy(), atol=0.3)))
+    assert r[0] == r[1] == ((60000, 3, 3), True, True)

@@ -41,17 +41,25 @@ def _zero_pivot(a):
         a[k + 1:, k:] -= np.outer(a[k + 1:, k] / a[k, k], a[k, k:])
     return 0
 
-def _not_pd_order(a):
-    """The order of the first leading minor of `a` (numpy) that is not positive-definite, or 0: LAPACK's unblocked potf2,
-    which stops at a pivot that is not positive or is NaN (numpy's factorization carries NaN and inf/inf on)."""
-    L = np.zeros_like(a)
+def _potf2(a):
+    """LAPACK's unblocked Cholesky (potf2) of each matrix of batch `a` (numpy, lower): the factors, and per matrix the order
+    of the first leading minor that is not positive-definite (0: none). It stops at a pivot that is not positive or is NaN
+    (numpy's factorization carries NaN and inf/inf on). In double precision, as numpy factors float32 too: a float32
+    potf2 accepted near-singular matrices that numpy (and torch) refuse. The factors come back in `a`'s dtype."""
+    dt, a = a.dtype, a.astype(np.complex128 if a.dtype.kind == 'c' else np.float64)
+    L, info = np.zeros_like(a), np.zeros(a.shape[:-2], np.int32)
     with np.errstate(all='ignore'):
-        for j in range(a.shape[0]):
-            d = a[j, j].real - np.vdot(L[j, :j], L[j, :j]).real
-            if not d > 0: return j + 1
-            L[j, j] = np.sqrt(d)
-            L[j + 1:, j] = (a[j + 1:, j] - L[j + 1:, :j] @ L[j, :j].conj()) / L[j, j]
-    return 0
+        for j in range(a.shape[-1]):
+            Lj = L[..., j, :j]
+            d = a[..., j, j].real - (Lj.conj() * Lj).real.sum(-1)
+            info = np.where((info == 0) & ~(d > 0), j + 1, info)
+            L[..., j, j] = np.sqrt(np.where(info == 0, d, 1))      # a failed matrix runs on harmlessly: its info is kept
+            L[..., j + 1:, j] = (a[..., j + 1:, j] - (L[..., j + 1:, :j] * Lj.conj()[..., None, :]).sum(-1)) / L[..., j, j][..., None]
+    return L.astype(dt), info
+
+def _not_pd_order(a):
+    "The order of the first leading minor of `a` (numpy) that is not positive-definite, or 0 (`_potf2`'s)."
+    return int(_potf2(a)[1])
 
 def _raise_per_matrix(fn, A, find, message):
     "Raise LinAlgError for the first matrix of batch `A` for which `find` returns a nonzero number."
@@ -187,7 +195,10 @@ class LinalgCholeskyExBackward0(Op):
         a = xp.conj(A._data).swapaxes(-1, -2) if upper else A._data
         try: L = xp.linalg.cholesky(a)
         except np.linalg.LinAlgError: L = None
-        if L is None or not bool(xp.isfinite(L).all()) and any(map(_not_pd_order, to_device(a, 'cpu').reshape((-1,) + a.shape[-2:]))):
+        if L is None or not bool(xp.isfinite(L).all()):     # potf2 decides (NaN in; numpy's blocked LAPACK may round otherwise)
+            Lp, info = _potf2(to_device(a, 'cpu'))
+            if not info.any(): L = L if L is not None else xp.asarray(Lp)
+        if L is None or not bool(xp.isfinite(L).all()) and info.any():
             _raise_per_matrix('linalg.cholesky', Tensor._make(a), _not_pd_order, "The factorization could not be completed because the input is not positive-definite (the leading minor of order {k} is not positive-definite).")
         ctx.upper = upper
         out = array_namespace(L).conj(L).swapaxes(-1, -2).copy() if upper else L     # U = Lᴴ
@@ -243,8 +254,10 @@ linalg_inv_ex = _named('linalg_inv_ex', ('inverse', 'info'))
 linalg_solve_ex = _named('linalg_solve_ex', ('result', 'info'))
 linalg_cholesky_ex = _named('linalg_cholesky_ex', ('L', 'info'))
 
+def _zero_pivots(mats): return [_zero_pivot(m) for m in mats]
+
 def _ex(kind, f, A, check_errors, like, find, core=2):
-    "f(A) and its info: 0 where it succeeded; for each matrix that fails, LAPACK's code for it (`find`, as the errors name it) and NaNs for its result (or the error, with check_errors); `core`: the dims of one result."
+    "f(A) and its info: 0 where it succeeded; for each matrix that fails, LAPACK's code for it (`find` of the stacked matrices, as the errors name it) and NaNs for its result (or the error, with check_errors); `core`: the dims of one result."
     xp = array_namespace(A._data)
     info = lambda v: _const(xp.full(A.shape[:-2], v, np.int32))
     try: return kind((f(A), info(0)))
@@ -253,7 +266,7 @@ def _ex(kind, f, A, check_errors, like, find, core=2):
             name, _, rest = str(e).partition(": ")
             raise LinAlgError(f"{name}_ex: {rest}") from None
     a = to_device(A._data, 'cpu')
-    codes = np.array([find(m) for m in a.reshape((-1,) + a.shape[-2:])], np.int32).reshape(a.shape[:-2])
+    codes = np.asarray(find(a.reshape((-1,) + a.shape[-2:])), np.int32).reshape(a.shape[:-2])
     if not codes.any(): return kind((like.detach() * math.nan, info(1)))
     bad = _const(xp.asarray(codes) != 0)
     out = f(where(bad[..., None, None], _eye_like(A), A))       # the other matrices of the batch are computed, as torch's
@@ -261,15 +274,15 @@ def _ex(kind, f, A, check_errors, like, find, core=2):
 
 def inv_ex(A, *, check_errors=False):
     "`inv` and its info tensor."
-    return _ex(linalg_inv_ex, inv, A, check_errors, A, _zero_pivot)
+    return _ex(linalg_inv_ex, inv, A, check_errors, A, _zero_pivots)
 
 def solve_ex(A, B, *, left=True, check_errors=False):
     "`solve` and its info tensor."
-    return _ex(linalg_solve_ex, lambda a: solve(a, B, left=left), A, check_errors, B, _zero_pivot, 1 if _vector_rhs(A, B) else 2)
+    return _ex(linalg_solve_ex, lambda a: solve(a, B, left=left), A, check_errors, B, _zero_pivots, 1 if _vector_rhs(A, B) else 2)
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
     "`cholesky` and its info tensor."
-    return _ex(linalg_cholesky_ex, lambda a: cholesky(a, upper=upper), A, check_errors, A, _not_pd_order)
+    return _ex(linalg_cholesky_ex, lambda a: cholesky(a, upper=upper), A, check_errors, A, lambda mats: _potf2(mats)[1])
 
 # %% ../../nbs/reference/linalg.ipynb #afe562c9
 _PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
