@@ -76,3 +76,29 @@ def test_setup_context_function_saving_a_returned_input(requires_grad, saved, ma
         try: return A.apply(a) is a if mark_dirty else 'ok'   # (a returned input not marked dirty: torch gives another object, see tt-func.md)
         except RuntimeError as e: return str(e)
     assert run(litnn) == run(torch)
+
+
+# test_autograd.py test_custom_function_saving_mutated_view_no_leak: the ctx of a Function let go of the tensors it
+# marked dirty once forward returned (torch clears dirty_tensors); kept, the dirty input (an output, whose grad_fn is
+# the ctx) formed a reference cycle and outlived its scope until the garbage collector ran
+@pytest.mark.parametrize('view', [True, False])
+def test_dirty_input_saved_for_backward_is_freed_with_its_scope(view):
+    import torch, weakref
+    res = []
+    for lib in (litnn, torch):
+        class Test(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x)
+                ctx.save_for_backward(x)
+                return x
+            @staticmethod
+            def backward(ctx, grad): return grad * 2
+        def scope():
+            x = lib.tensor(1.0, requires_grad=True).clone()
+            if view: x = x.view_as(x)
+            Test.apply(x)
+            return weakref.ref(x)
+        ref = scope()
+        res.append(ref() is None)
+    assert res == [True, True]

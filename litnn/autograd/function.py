@@ -212,7 +212,10 @@ class Function(metaclass=_FunctionMeta):
                     if isinstance(o, Tensor) and o._base is not None and not builtins.any(o is a for a in args): o._vmeta = 'custom'
             new = tuple(_undifferentiated(o, args, dirty) if isinstance(o, Tensor) else o for o in ((out,) if single else out))
             out = new[0] if single else new
-        return out if _Mode.fw is None else _Mode.fw.function(ctx, args, out)   # in a dual level: tangents by `jvp` (14b_forward_mode)
+        if _Mode.fw is not None: out = _Mode.fw.function(ctx, args, out)   # in a dual level: tangents by `jvp` (14b_forward_mode)
+        # the dirty inputs are outputs now, whose grad_fn is ctx: kept, they would make a cycle (torch clears dirty_tensors too)
+        ctx.__dict__.pop('_dirty', None)
+        return out
 
 _DIRTY_NOT_INPUT = ("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been mutated should be "
                     "passed to ctx.mark_dirty().")
