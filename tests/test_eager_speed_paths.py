@@ -389,3 +389,25 @@ def test_addcmul_of_one_tensor_thrice_gradient():
     a = np.random.default_rng(6).standard_normal((4, 5)).astype(np.float32)
     r = [lib.func.grad(lambda t: lib.addcmul(t, t, t, value=0.5).sum())(lib.tensor(a)) for lib in (litnn, torch)]
     bits_equal(*r)
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('mode, pads, shape, layout', [
+    ('reflect', (1, 2, 3, 4), (2, 7, 50, 40), 'plain'), ('reflect', (5, 6), (7, 50, 200), 'plain'),
+    ('reflect', (1, 2, 3, 4, 2, 1), (1, 7, 10, 50, 20), 'plain'), ('reflect', (3, 0, 0, 2), (2, 7, 50, 40), 'channels_last'),
+    ('replicate', (1, 1, 2, 3), (2, 7, 50, 40), 'plain'), ('replicate', (10, 0, 0, 7), (1, 350, 200), 'transposed'),
+    ('replicate', (1, 2, 3, 4, 2, 1), (1, 7, 10, 50, 20), 'plain'), ('circular', (1, 2, 3, 4), (2, 7, 50, 40), 'plain'),
+    ('circular', (-3, 4, 1, -2), (2, 7, 50, 40), 'plain'), ('circular', (3, 4), (7, 50, 200), 'channels_last'),
+    ('reflect', (-2, 3), (7, 50, 200), 'plain')])
+def test_pad_copies_large_match_torch(dtype, mode, pads, shape, layout):
+    "Reflect/replicate/circular padding of large inputs by slice copies (`_pad_copy`): torch's values to the bit, its strides, its gradients."
+    x = special(dtype, shape=(int(np.prod(shape[:-1])), shape[-1])).reshape(shape)
+    def f(lib, t):
+        if layout == 'channels_last': t = t.contiguous(memory_format=lib.channels_last) if t.dim() == 4 else t.transpose(-1, -2).contiguous().transpose(-1, -2)
+        if layout == 'transposed': t = t.transpose(-1, -2).contiguous().transpose(-1, -2)
+        return lib.nn.functional.pad(t, pads, mode=mode)
+    (ly, ty), (lg, tg) = run_both(f, x)
+    assert type(ly.grad_fn).__name__ == type(ty.grad_fn).__name__
+    bits_equal(ly, ty)
+    assert ly.stride() == ty.stride()
+    if mode == 'circular': close(lg[0], tg[0], 1e-5, 1e-6)      # (torch adds circular's copies in its slice order: an ulp apart at times)
+    else: bits_equal(lg[0], tg[0])
