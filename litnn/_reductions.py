@@ -41,9 +41,8 @@ class MeanBackward1(Op):
         _keep(ctx, a, dim, keepdim); ctx.n = n = math.prod(a.shape[d] for d in dim)
         return _mean(a, dim, keepdim, n)
     @staticmethod
-    def backward(ctx, g):
-        g = g / ctx.n
-        return _expand(_kept(g, ctx) if g.ndim else g, ctx.shape)    # a 0-d g (a full mean) broadcasts as it is
+    def backward(ctx, g):   # torch's mean_backward: expand, then divide, so the gradient is a new row-major tensor, not a broadcast view
+        return _expand(_kept(g, ctx) if g.ndim else g, ctx.shape) / ctx.n    # a 0-d g (a full mean) broadcasts as it is
 
 class MeanBackward0(MeanBackward1): "mean of all elements"
 

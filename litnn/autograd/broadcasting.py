@@ -436,8 +436,9 @@ def _reduce(g, shape):
     dims = _summed_dims(g.shape, shape)
     if not dims: return g.reshape(shape)
     if _half(g): return _summed(g, None, axis=dims, keepdims=True).reshape(shape)   # in float32, rounded once, as torch's sum
-    if dims == tuple(range(len(dims))): return _sum_leading(g, len(dims)).reshape(shape)   # a bias's gradient: over the batch
-    return g.sum(axis=dims, keepdims=True).reshape(shape)
+    # (torch's sum_to is a sum, which allocates row-major: numpy's keeps a channels-last gradient's order of dims)
+    if dims == tuple(range(len(dims))): return B._row_major(_sum_leading(g, len(dims)).reshape(shape))   # a bias's gradient: over the batch
+    return B._row_major(g.sum(axis=dims, keepdims=True).reshape(shape))
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #86e74551
 def _c_contiguous(a): return getattr(getattr(a, 'flags', None), 'c_contiguous', False)   # (a meta array has no memory)

@@ -2168,6 +2168,10 @@ def _half_layer_norm_backward(ctx, g):
 
 def _sum(t, dims): return t.sum(dims) if dims else t    # `sum(())` would sum everything
 
+def _grad_like(a, dtype):
+    "An empty array for the gradient of input array `a`: channels-last when `a` is, else row-major (whatever the gradient's layout)."
+    return _follow_layout(array_namespace(a).empty(a.shape, dtype), a)
+
 def _array_backward(ctx, g):
     "The backward above on arrays (a plain backward: the statistics are the saved numbers), in as few passes as it can."
     x, w = ctx.saved_tensors
@@ -2181,7 +2185,9 @@ def _array_backward(ctx, g):
     if nw: gw = _sum_over(xp.multiply(g, xhat, out=scratch('norm sq')), pdims).reshape(shape).astype(w._data.dtype, copy=False)
     if nb: gb = _sum_over(g, pdims).reshape(shape).astype(bias_dtype.np, copy=False)
     if nx:
-        gy = g * w._data.reshape(pshape).astype(g.dtype, copy=False) if w is not None else g.copy()
+        gy = _grad_like(a, g.dtype)       # written in the input's layout, as torch's grad_input (its suggested memory format)
+        if w is not None: xp.multiply(g, w._data.reshape(pshape).astype(g.dtype, copy=False), out=gy)
+        else: gy[...] = g
         if ctx.batch:               # gy - mean(gy) - xhat mean(gy xhat), written over gy
             m2 = _norm_mean(xp.multiply(gy, xhat, out=scratch('norm sq')), dims)
             gy -= _norm_mean(gy, dims); xhat *= m2; gy -= xhat
@@ -4068,7 +4074,9 @@ class MseLossBackward0(Op):
     def backward(ctx, g):
         x, y = ctx.saved_tensors
         k = (2 / x.numel() if x.numel() else 0.) if ctx.reduction == 'mean' else 2      # (an empty input: an empty gradient)
-        gx = (x - y) * (g * k)
+        # torch's mse_backward kernel: norm * (input - target) * grad, in that order, into a row-major gradient
+        # (zeros_like(input, LEGACY_CONTIGUOUS_MEMORY_FORMAT): a channels-last input gets a row-major gradient)
+        gx = (k * (x - y) * g).contiguous()
         nx, ny = ctx.needs_input_grad
         return gx if nx else None, -gx if ny else None
 
@@ -5158,6 +5166,7 @@ def _avg3_t(g, geo):
 class AvgPool3DBackward0(_LinearMap): f = staticmethod(_avg3)
 class AvgPool3DBackwardBackward0(_LinearMap): f = staticmethod(_avg3_t)
 AvgPool3DBackward0.adjoint, AvgPool3DBackwardBackward0.adjoint = AvgPool3DBackwardBackward0, AvgPool3DBackward0
+AvgPool3DBackward0.keeps_layout = AvgPool3DBackwardBackward0.keeps_layout = False   # torch's avg_pool3d kernels write row-major, even from channels_last_3d
 AvgPool3DBackward0._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #798b6b5e

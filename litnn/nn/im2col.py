@@ -313,16 +313,23 @@ def _spread(g, gp, img, Q, D):
 
 # %% ../../nbs/42a_im2col.ipynb #461707bb
 class _LinearMap(Op):
-    "A linear map `f` on arrays; its backward is its `adjoint`, another `_LinearMap`. A channels-last input gives a channels-last result, as torch's kernels (a pooling's gradient too)."
+    """A linear map `f` on arrays; its backward is its `adjoint`, another `_LinearMap`. A channels-last input gives a
+    channels-last result, as torch's kernels (a pooling's gradient too); a map whose torch kernel writes row-major
+    whatever its input's layout (avg_pool3d's, forward and backward) sets `keeps_layout = False`."""
     f = adjoint = None
     on_arrays = True
+    keeps_layout = True
+    @classmethod
+    def _laid(cls, out, a):
+        return _follow_layout(out, a) if cls.keeps_layout else array_namespace(out).ascontiguousarray(out)
     @classmethod
     def forward(cls, ctx, x, geo):
         ctx.geo = geo
-        return _follow_layout(cls.f(x._data, geo), x._data)
+        return cls._laid(cls.f(x._data, geo), x._data)
     @classmethod
     def backward(cls, ctx, g): return cls.adjoint.map(g, ctx.geo)
     @classmethod
     def map(cls, v, geo):
         "The map applied to `v`: recorded for a tensor, straight `f` for an array (a plain backward)."
-        return cls.apply(v, geo=geo) if isinstance(v, Tensor) else _follow_layout(cls.f(v, geo), v)
+        return cls.apply(v, geo=geo) if isinstance(v, Tensor) else cls._laid(cls.f(v, geo), v)
+
