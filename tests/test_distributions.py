@@ -680,3 +680,12 @@ def test_dirichlet_and_beta_rsample_gradients_are_torchs_per_sample():
     x, c, g = (np.array(v) for v in ([[0.2, 0.3, 0.5]], [[0.5, 1., 2.]], [[1., 0., -1.]]))
     np.testing.assert_allclose(lback(litnn.tensor(x), litnn.tensor(c), litnn.tensor(g)).numpy(),
                                tback(torch.tensor(x), torch.tensor(c), torch.tensor(g)).numpy(), rtol=1e-12)
+
+
+def test_star_import_names_as_torch():
+    "test_distributions.py imports its names from torch.distributions: `__all__` (what `import *` gives) is torch's list, submodules left out"
+    assert sorted(litnn.distributions.__all__) == sorted(torch.distributions.__all__)
+    lns, tns = {}, {}
+    exec('from litnn.distributions import *', lns)
+    exec('from torch.distributions import *', tns)
+    assert sorted(k for k in lns if k != '__builtins__') == sorted(k for k in tns if k != '__builtins__')

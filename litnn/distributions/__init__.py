@@ -46,3 +46,14 @@ from .von_mises import VonMises                             # 33zh_von_mises
 from .generalized_pareto import GeneralizedPareto           # reference/distributions/generalized_pareto
 from .wishart import Wishart                                 # reference/distributions/wishart
 from .lkj_cholesky import LKJCholesky                         # reference/distributions/lkj_cholesky
+
+# torch's public names, what `from torch.distributions import *` gives: the distributions, the KL and constraint
+# registries' functions and every transform (not the submodules constraints, transforms, utils)
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
+           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy",
+           "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal",
+           "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+           "StudentT", "Poisson", "Uniform", "VonMises", "Weibull", "Wishart", "TransformedDistribution", "biject_to",
+           "kl_divergence", "register_kl", "transform_to"]
+__all__.extend(transforms.__all__)
