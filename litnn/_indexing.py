@@ -107,7 +107,28 @@ def _index_array(k, x):
 
 # %% ../nbs/18_indexing.ipynb #cb99be48
 class IndexBackward0(_Index): adv = True
-class GatherBackward0(_Index): adv = True
+class GatherBackward0(_Index):
+    "`input.gather(dim, index)`; with `sparse_grad`, the input's gradient is a sparse COO tensor: one entry per gathered element."
+    adv = True
+    @staticmethod
+    def forward(ctx, x, key, index=None, sparse_grad=False):
+        ctx.sparse_grad = sparse_grad
+        return _Index.forward(ctx, x, key, index)
+    @staticmethod
+    def backward(ctx, g):
+        if not ctx.sparse_grad: return _Index.backward(ctx, g)
+        if type(ctx._saved) is tuple and ctx._saved: ctx.saved_tensors      # (the index's in-place check, as above)
+        return _gather_sparse_grad(g, ctx.key, ctx.shape)
+
+def _gather_sparse_grad(g, key, shape):
+    """torch's _gather_sparse_backward: the gradient `g` of a gather as an uncoalesced COO tensor of the input's `shape`,
+    entry (position along each dim, the index along `dim`) for each gathered element; a tensor op, differentiable in `g`."""
+    from litnn._pointwise import sparse_coo_tensor
+    t = g if isinstance(g, Tensor) else Tensor._make(g)        # (the engine's array road hands an array, and takes one back)
+    xp = array_namespace(_array_of(t))
+    at = xp.stack([xp.broadcast_to(k, t.shape).reshape(-1) for k in key]).astype(np.int64) if key else xp.zeros((0, t.numel()), np.int64)
+    out = sparse_coo_tensor(Tensor._make(at), t.reshape(-1), shape)
+    return out if isinstance(g, Tensor) else out._data
 class IndexSelectBackward0(_Index): adv = True
 
 @patch
@@ -200,7 +221,7 @@ def gather(input, dim, index, *, sparse_grad=False):
     d = _wrap_dim(dim, len(s))
     if a.ndim != len(s):
         if not a.size and s:      # nothing gathered: torch checks no shapes (and its GatherBackward0 still records it)
-            return GatherBackward0.apply(input, key=tuple(array_namespace(a).zeros(a.shape, dtype=np.intp) for _ in s), index=index)
+            return GatherBackward0.apply(input, key=tuple(array_namespace(a).zeros(a.shape, dtype=np.intp) for _ in s), index=index, sparse_grad=sparse_grad)
         if not a.size: return input.reshape(-1)[:0].reshape(a.shape)
         if builtins.max(a.ndim, 1) == builtins.max(len(s), 1):    # torch reads a 0-d input or index as a vector of one
             out = gather(input.reshape(-1), dim, index.reshape(-1))
@@ -212,7 +233,7 @@ def gather(input, dim, index, *, sparse_grad=False):
         n = s[d] if s else 1
         bad = (a < 0) | (a >= n)
         if bool(bad.any()): raise RuntimeError(f"index {builtins.int(a[bad].reshape(-1)[0])} is out of bounds for dimension {d} with size {n}")
-    try: return GatherBackward0.apply(input, key=_along(a, d), index=index if isinstance(index, Tensor) else None)
+    try: return GatherBackward0.apply(input, key=_along(a, d), index=index if isinstance(index, Tensor) else None, sparse_grad=sparse_grad)
     except IndexError as e: raise RuntimeError(str(e).replace('axis', 'dimension')) from None
 
 def index_select(input, dim, index):
@@ -236,7 +257,7 @@ def index_select(input, dim, index):
     return IndexSelectBackward0.apply(input, key=(_ALL,) * d + (a if a.ndim else a.reshape(1), Ellipsis))   # (the index's own array: a capture finds it, 37_compile)
 
 @patch
-def gather(self:Tensor, dim, index, *, sparse_grad=False): return gather(self, dim, index)
+def gather(self:Tensor, dim, index, *, sparse_grad=False): return gather(self, dim, index, sparse_grad=sparse_grad)
 @patch
 def index_select(self:Tensor, dim, index): return index_select(self, dim, index)
 

@@ -1153,6 +1153,8 @@ def test_backward_c_function_is_the_base_of_custom_function_nodes():
                     isinstance(out.grad_fn, BC), out.grad_fn.seen, out.grad_fn.apply(lib.ones(2)).tolist(),
                     out.grad_fn.apply_jvp(lib.ones(2)).tolist()))
     assert res[0] == res[1] == (True, True, True, True, [3.0, 3.0], [5.0, 5.0])
+
+
 # test_distributions.py's test_wishart_moments: Wishart.rsample of 900,000 float32 samples (df 2.5 for 3x3) checks its
 # support (positive_definite: cholesky_ex's info) and raised LinAlgError ("the routine failed on its input") where torch
 # redraws the singular samples. numpy factors float32 in double and refused near-singular matrices that litnn's own
@@ -1191,3 +1193,33 @@ def test_wishart_rsample_of_near_singular_draws_as_torch():
             s = d.rsample((60000,))
         r.append((tuple(s.shape), bool(L.isfinite(s).all()), np.allclose(s.mean(0).numpy(), d.mean.numpy(), atol=0.3)))
     assert r[0] == r[1] == ((60000, 3, 3), True, True)
+
+
+# test_autograd.py test_input_buffer_accum: gather(..., sparse_grad=True) hands the input a sparse COO gradient (one
+# uncoalesced entry per gathered element, torch's _gather_sparse_backward), which adds up with a dense one from another
+# use; litnn ignored sparse_grad and gave a dense gradient
+_SPARSE_GATHER_CASES = [
+    lambda t, x: x.gather(1, t.tensor([[[0, 2, 1, 0]], [[2, 2, 0, 1]]]), sparse_grad=True),
+    lambda t, x: x.gather(2, t.tensor([[[3], [0], [1]], [[0], [0], [0]]]), sparse_grad=True),
+    lambda t, x: t.gather(x, 0, t.tensor([[[1, 0, 1, 0]]]), sparse_grad=True),
+    lambda t, x: x.gather(-1, t.tensor([[[3, 3]]], dtype=t.int32), sparse_grad=True),
+    lambda t, x: x.gather(0, t.zeros(0, 3, 4, dtype=t.long), sparse_grad=True),
+    lambda t, x: (x * 2).gather(1, t.tensor([[[0, 2, 1, 0]], [[2, 2, 0, 1]]]), sparse_grad=True) + x[:, :1] * 3,
+]
+
+
+@pytest.mark.parametrize('case', range(len(_SPARSE_GATHER_CASES)))
+def test_gather_sparse_grad_as_torch(case):
+    res = []
+    for lib in LIBS:
+        x = lib.tensor(np.arange(24.).reshape(2, 3, 4), requires_grad=True)
+        m = x * 1
+        seen = []
+        m.register_hook(seen.append)
+        y = _SPARSE_GATHER_CASES[case](lib, m)
+        go = lib.tensor(np.arange(y.numel(), dtype=np.float64).reshape(y.shape))
+        y.backward(go)
+        res.append([(str(g.layout).split('.')[-1], g._nnz() if g.is_sparse else None,
+                     g._indices().tolist() if g.is_sparse else None, g.to_dense().tolist()) for g in seen]
+                   + [x.grad.to_dense().tolist(), go.tolist()])
+    assert res[0] == res[1]
