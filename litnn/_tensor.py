@@ -936,7 +936,10 @@ def _ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == '__call__' and not kwargs.get('out') and ufunc in (np.multiply, np.true_divide, np.negative):
         if ufunc is np.negative: return x._with(-x.values)
         if _type(x) is _SparseArray and _type(y) is not _SparseArray and np.ndim(y) == 0: return x._with(ufunc(x.values, y))
-        if ufunc is np.multiply and _type(y) is _SparseArray and np.ndim(x) == 0: return y._with(x * y.values)
+        if ufunc is np.multiply and _type(x) is not _SparseArray and np.ndim(x) == 0: return y._with(x * y.values)
+        if ufunc is np.multiply and tuple(getattr(x, 'shape', ())) == tuple(getattr(y, 'shape', ())) and builtins.all(
+                a.layout is sparse_coo for a in (x, y) if _type(a) is _SparseArray):
+            return _sparse_mul(x, y)          # (same shapes; torch's broadcasting of a sparse product is not here)
     raise _unsupported(f"'{ufunc.__name__}'", next(a.layout for a in inputs if _type(a) is _SparseArray))
 
 _SparseArray.__array_ufunc__ = _ufunc
@@ -1002,6 +1005,29 @@ def _dense(a):
         return out
     np.add.at(out, tuple(a.indices), a.values)
     return out
+
+def _sparse_mul(x, y):
+    """torch's elementwise product of same-shaped operands, one or both sparse COO. Dense and sparse: the sparse pattern,
+    values times the dense entries there. Both sparse and coalesced: their common entries, coalesced. Otherwise torch
+    walks one operand (the uncoalesced one; of two, the one with fewer entries, else the second) and looks each entry up
+    in the other, coalesced: that operand's pattern, uncoalesced, with 0 where the other has nothing."""
+    if _type(x) is not _SparseArray or _type(y) is not _SparseArray:
+        s, d = (x, y) if _type(x) is _SparseArray else (y, x)
+        s = _coo(s); v = d[tuple(s.indices)]
+        return s._with(s.values * v if s is x else v * s.values)
+    x, y = _coo(x), _coo(y)
+    both = x.coalesced and y.coalesced
+    walk = x if both or (y.coalesced and not x.coalesced) or (not x.coalesced and not y.coalesced and x.nnz < y.nnz) else y
+    other = _coalesced(y if walk is x else x)
+    sd = walk.indices.shape[0]
+    def keys(a): return np.ravel_multi_index(tuple(a.indices), a.shape[:sd]) if sd and a.indices.shape[1] else np.zeros(a.indices.shape[1], np.int64)
+    k, ok = keys(walk), keys(other)
+    at = np.minimum(np.searchsorted(ok, k), builtins.max(len(ok) - 1, 0))
+    found = (ok[at] == k) if len(ok) else np.zeros(len(k), bool)
+    looked = np.where(found.reshape((-1,) + (1,) * (walk.values.ndim - 1)), other.values[at] if len(ok) else 0, 0).astype(walk.values.dtype)
+    vals = walk.values * looked if walk is x else looked * walk.values
+    if both: return _SparseArray(sparse_coo, walk.indices[:, found], vals[found], x.shape, True)
+    return _SparseArray(sparse_coo, walk.indices, vals, x.shape, False)
 
 def _sparse_add(x, y, ufunc):
     "sparse ± sparse in torch's layouts: COO, or CSR when both are (merged in COO form); CSC and blocks have no CPU kernel."

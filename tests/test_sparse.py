@@ -486,3 +486,41 @@ def test_dense_to_coo_is_differentiable_as_torch(call, how):
         else: g, = L.autograd.grad(s, x, L.tensor(G) if how == 'dense' else L.tensor(G).to_sparse(s.sparse_dim()))
         return type(s.grad_fn).__name__, s.sparse_dim(), str(g.layout).split('.')[-1], g.tolist()
     assert run(litnn) == run(torch)
+
+
+# test_autograd.py test_graph_save_on_cpu (sparse case): the elementwise product with a sparse COO operand, which litnn
+# refused. torch: dense * sparse keeps the sparse pattern; two coalesced operands give their common entries; otherwise
+# the uncoalesced operand (of two, the one with fewer entries, else the second) is walked and each entry multiplied by
+# the other's coalesced value there (0 where it has none), in its pattern, uncoalesced
+def _mul_cases(t):
+    def S(i, v, n=6): return t.sparse_coo_tensor(t.tensor([i]), t.tensor(v), (n,))
+    return [(S([0, 1, 1, 3], [1., 2., 3., 4.]), S([1, 3, 4], [10., 20., 30.])),
+            (S([1, 3, 4], [10., 20., 30.]), S([0, 1, 1, 3], [1., 2., 3., 4.])),
+            (S([3, 1], [1., 2.]), S([1, 5], [10., 20.])), (S([3, 1], [1., 2.]).coalesce(), S([1, 5], [10., 20.])),
+            (S([3, 1], [1., 2.]), S([1, 5], [10., 20.]).coalesce()),
+            (S([3, 1], [1., 2.]).coalesce(), S([1, 5], [10., 20.]).coalesce()),
+            (S([2, 2, 0], [1., 2., 3.]), S([2], [5.])), (t.arange(6.), S([2, 2, 0], [1., 2., 3.])),
+            (S([2, 2, 0], [1., 2., 3.]).coalesce(), t.arange(6.)),
+            (t.sparse_coo_tensor(t.tensor([[0, 1, 1]]), t.arange(6.).reshape(3, 2), (3, 2)),
+             t.sparse_coo_tensor(t.tensor([[1, 2]]), t.ones(2, 2) * 3, (3, 2))),
+            (t.sparse_coo_tensor(t.tensor([[0, 1], [1, 0]]), t.tensor([1., 2.]), (2, 2)), t.arange(4.).reshape(2, 2))]
+
+
+@pytest.mark.parametrize('case', range(11))
+def test_sparse_elementwise_product_as_torch(case):
+    res = []
+    for lib in (litnn, torch):
+        a, b = _mul_cases(lib)[case]
+        r = a * b
+        res.append((r.layout == lib.sparse_coo, r._indices().tolist(), r._values().tolist(), r.is_coalesced(), r.to_dense().tolist()))
+    assert res[0] == res[1]
+
+
+def test_sparse_times_itself_gradient_as_torch():
+    res = []
+    for lib in (litnn, torch):
+        x = lib.sparse_coo_tensor(lib.tensor([[1, 1]]), lib.tensor([1.0, 1.0]), requires_grad=True)
+        y = x * x
+        y.to_dense().sum().backward()
+        res.append((y._values().tolist(), x.grad._indices().tolist(), x.grad._values().tolist()))
+    assert res[0] == res[1]
