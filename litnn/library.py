@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['impl_abstract', 'infer_schema', 'custom_op', 'register_fake', 'register_autograd', 'register_kernel', 'register_vmap',
-           'get_ctx', 'fallthrough_kernel', 'Library', 'define', 'impl', 'opcheck']
+           'get_ctx', 'fallthrough_kernel', 'triton_op', 'Library', 'define', 'impl', 'opcheck']
 
 # %% ../nbs/reference/library.ipynb #c35a1eca
 import collections.abc, inspect, typing
@@ -152,6 +152,15 @@ def get_ctx():
 def fallthrough_kernel():
     "A placeholder kernel that hands the call to the next dispatch key (torch's `Library.fallback` argument)."
     raise NotImplementedError("fallthrough_kernel() should never be called.")
+
+# %% ../nbs/reference/library.ipynb #5329c66e
+def triton_op(name, fn=None, /, *, mutates_args, schema=None):
+    "A custom operator whose implementation `fn` launches triton kernels: `fn` is its kernel and its fake."
+    def dec(fn):
+        result = custom_op(name, fn, mutates_args=mutates_args, schema=infer_schema(fn, mutates_args=mutates_args))
+        result.register_fake(fn)
+        return result
+    return dec if fn is None else dec(fn)
 
 # %% ../nbs/reference/library.ipynb #434911b9
 class Library:

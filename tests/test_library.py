@@ -161,6 +161,23 @@ def case_no_mutates_args(lib, ns):
     def f(x: lib.Tensor) -> lib.Tensor: return x.clone()
     return lib.library.custom_op(f"{ns}::f", f)
 
+def case_triton_op(lib, ns):
+    "spikingjelly's neuron operators: a triton_op (the function is kernel and fake), then an autograd formula on it"
+    @lib.library.triton_op(f"{ns}::sadd", mutates_args=())
+    def sadd(x: lib.Tensor, y: lib.Tensor, alpha: float) -> lib.Tensor:
+        return x + alpha * y
+    x, y = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+    out = [sadd(x, y, 2.).tolist(), getattr(lib.ops, ns).sadd(lib.ones(2), lib.ones(2), 0.5).tolist(),
+           tuple(sadd(lib.ones(3, device='meta'), lib.ones(3, device='meta'), 1.).shape)]
+    try: sadd(x, y, 2.).sum().backward()
+    except RuntimeError as e: out.append(str(e))
+    def setup(ctx, inputs, output): ctx.alpha = inputs[2]
+    sadd.register_autograd(lambda ctx, g: (g, g * ctx.alpha, None), setup_context=setup)
+    sadd(x, y, 3.).sum().backward()
+    from importlib import import_module
+    with import_module(lib.__name__ + '._subclasses.fake_tensor').unset_fake_temporarily() as mode: out.append(mode)
+    return out + [x.grad.tolist(), y.grad.tolist()]
+
 CASES = [c for n, c in sorted(globals().items()) if n.startswith('case_')]
 
 @pytest.mark.parametrize('case', CASES, ids=[c.__name__[5:] for c in CASES])
