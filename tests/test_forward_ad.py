@@ -830,3 +830,27 @@ def test_forward_mode_of_an_op_whose_backward_has_no_derivative_as_torch():
             L.func.jvp(lambda x: L.nn.functional.ctc_loss(x, tg, il, tl), (lp,), (L.ones_like(lp),))
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+# test_autograd.py test_metadata_check_check_conj: make_dual keeps the tangent as given only where it has the primal's
+# conjugate and negative bits too; otherwise the tangent is copied into a tensor laid out as the primal, with its bits
+# (torch's has_same_meta / new_with_same_meta), the values unchanged
+@pytest.mark.parametrize('primal_kind', ['plain', 'conj', 'neg'])
+@pytest.mark.parametrize('tangent_kind', ['plain', 'conj', 'neg'])
+def test_make_dual_tangent_takes_the_primal_conj_and_neg_bits(primal_kind, tangent_kind):
+    import torch
+    res = []
+    for lib in (litnn, torch):
+        def make(kind):
+            z = lib.view_as_complex(lib.tensor(np.arange(12.).reshape(2, 3, 2)))
+            return z.conj() if kind == 'conj' else z.conj().imag if kind == 'neg' else z
+        x, t = make(primal_kind), make(tangent_kind)
+        if x.is_complex() != t.is_complex():
+            res.append(None); continue
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            d = fw.make_dual(x, t)
+            u = fw.unpack_dual(d).tangent
+            tr = fw.unpack_dual(lib.real(d) if d.is_complex() else d * 1).tangent
+            res.append((u is t, u.is_conj(), u.is_neg(), u.tolist() == t.tolist(), tr.tolist()))
+    assert res[0] == res[1]

@@ -78,13 +78,18 @@ def _view(t):
     finally: _on(st)
 
 def _same_meta(tangent, primal):
-    """`tangent` laid out as `primal` is: itself where its strides, offset and memory size are the primal's, else a copy into
-    zeros so laid out (torch's has_same_meta / new_with_same_meta; a primal with a broadcast dim keeps the tangent as given)."""
+    """`tangent` laid out as `primal` is: itself where its strides, offset, memory size and conjugate / negative bits are the
+    primal's, else a copy into zeros so laid out, with the primal's bits (torch's has_same_meta / new_with_same_meta; a
+    primal with a broadcast dim keeps the tangent as given)."""
     n = lambda t: t.untyped_storage().nbytes() // t.element_size()
-    if (tangent.stride() == primal.stride() and tangent.storage_offset() == primal.storage_offset() and n(tangent) == n(primal)) \
+    if (tangent.stride() == primal.stride() and tangent.storage_offset() == primal.storage_offset() and n(tangent) == n(primal)
+            and tangent.is_conj() == primal.is_conj() and tangent._neg == primal._neg) \
             or 0 in primal.stride() or primal.is_sparse or tangent.is_sparse: return tangent
     out = tangent.new_zeros(n(primal)).as_strided(primal.shape, primal.stride(), primal.storage_offset())
-    return out.copy_(tangent)
+    if primal.is_conj(): out = out.conj()       # (a lazy conjugate: copy_ below writes the tangent's values through it)
+    out.copy_(tangent)
+    if primal._neg: out._neg = True             # (litnn's negative bit is a mark: its memory holds the values as they read)
+    return out
 
 def make_dual(tensor, # the primal: a floating-point tensor
               tangent, # its tangent, of the same shape
