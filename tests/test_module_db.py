@@ -240,7 +240,8 @@ def _fmt_flags(v, fmt):
 # the (module, ModuleInput index) pairs whose output or gradient layouts differed (module-db-1, sweep 2 "memfmt")
 MEMFMT = [('nn.AvgPool3d', 0), ('nn.AvgPool3d', 1), ('nn.AvgPool3d', 5), ('nn.LPPool3d', 0), ('nn.LPPool3d', 1),
           ('nn.BatchNorm2d', 3), ('nn.BatchNorm3d', 3), ('nn.GroupNorm', 8), ('nn.MSELoss', 0), ('nn.MSELoss', 6),
-          ('nn.AdaptiveAvgPool2d', 2), ('nn.AdaptiveAvgPool3d', 3)]
+          ('nn.AdaptiveAvgPool2d', 2), ('nn.AdaptiveAvgPool3d', 3), ('nn.MaxPool3d', 0), ('nn.MaxPool3d', 3),
+          ('nn.AdaptiveMaxPool2d', 0), ('nn.AdaptiveMaxPool2d', 3), ('nn.AdaptiveMaxPool3d', 0)]
 
 
 @pytest.mark.parametrize('name,i', MEMFMT)
@@ -265,6 +266,7 @@ def test_memory_format(name, i, module_fmt):
     tt, lt = tensors(tout), tensors(lout)
     for a, b in zip(tt, lt): close(a, b, 'out', TOL[dtype])
     assert _fmt_flags(lt, lfmt) == _fmt_flags(tt, fmt)
+    tt, lt = [a for a in tt if a.requires_grad], [b for a, b in zip(tt, lt) if a.requires_grad]   # (not the indices)
     rng = np.random.default_rng(2)
     gs = [rng.random(tuple(a.shape)) for a in tt]
     tg = torch.autograd.grad(tt, [t for t in tin if t.requires_grad] + list(tm.parameters()),

@@ -4891,15 +4891,20 @@ def adaptive_avg_pool1d(input, output_size):
 # %% ../../nbs/reference/nn/pooling_1d_lp_and_unpool.ipynb #9da30a13
 def _windows(n, m): return [((i * n) // m, -(-((i + 1) * n) // m)) for i in range(m)]
 
-def _picked(input, idx, k):
+def _picked(input, idx, k, channels_last=False):
     """The values of `input` at `idx`, flat indices into each plane of its last `k` dims, by `gather`. Its node keeps
     `idx` itself, as torch's pooling nodes keep the indices they return: changed in place, backward refuses them, with
-    their shape in the message."""
-    a = idx._data
-    flat = a.reshape(a.shape[:-k] + (int(np.prod(a.shape[-k:])),))      # (the size, not -1: empty batches)
-    v = GatherBackward0.apply(input.flatten(-k), key=_along(flat, flat.ndim - 1), index=idx)
+    their shape in the message. `channels_last`: a kernel of torch's that keeps a channels-last batch channels-last in
+    its values and its gradient; such an input is gathered along the planes of its (N, plane, C) view."""
+    a, P = idx._data, int(np.prod(idx.shape[-k:]))      # (the size, not -1: empty batches)
+    if channels_last and input.dim() == k + 2 and not input.is_contiguous() and input.movedim(1, -1).is_contiguous():
+        N, C = a.shape[:2]
+        x, flat, d = input.movedim(1, -1).flatten(1, -2), a.transpose(0, *range(2, a.ndim), 1).reshape(N, P, C), 1
+        shaped = lambda v: v.reshape((N, *a.shape[2:], C)).movedim(-1, 1)
+    else: x, flat, d, shaped = input.flatten(-k), a.reshape(a.shape[:-k] + (P,)), a.ndim - k, lambda v: v.reshape(idx.shape)
+    v = GatherBackward0.apply(x, key=_along(flat, d), index=idx)
     if v.grad_fn is not None: v.grad_fn._grad_reads_input = True   # as torch's max-pool nodes: the gradient reads the input (13_backprop_engine)
-    return v.reshape(idx.shape)
+    return shaped(v)
 
 def _adaptive_max_indices(a, out):
     "Flat (per plane) index of the maximum of each adaptive window of array `a` (..., H, W)."
@@ -4934,7 +4939,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     from litnn._creation import _storage_fits
     _storage_fits(tuple(input.shape[:-2]) + out, None, input.dtype)     # torch sizes its output first: an overflow is its error
     idx = Tensor._make(_follow_layout(_adaptive_max_indices(input._data, out), input._data))   # channels-last stays
-    values = _refuse_empty_grad('adaptive_max_pool2d', _channels_last_like(_picked(input, idx, 2), input))
+    values = _refuse_empty_grad('adaptive_max_pool2d', _channels_last_like(_picked(input, idx, 2, channels_last=True), input))
     return (values, idx) if return_indices else values
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -5078,10 +5083,10 @@ def _max_indices(a, geo):
     z, y, x = at(0, tap // (KH * KW)), at(1, tap // KW % KH), at(2, tap % KW)
     return ((z * geo.n[1] + y) * geo.n[2] + x).astype(np.int64).reshape(geo.oshape)
 
-def _gather_max(input, idx, return_indices):
+def _gather_max(input, idx, return_indices, channels_last=False):
     "The values at the flat indices `idx` of each plane (differentiable by `gather`), and the indices if asked."
     idx = Tensor._make(idx)
-    values = _picked(input, idx, 3)
+    values = _picked(input, idx, 3, channels_last)
     return (values, idx) if return_indices else values
 
 # %% ../../nbs/reference/nn/pooling_3d.ipynb #1c0b2bce
@@ -5132,7 +5137,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         return (values, idx) if return_indices else values
     if input.dim() == 5:      # torch's kernel keeps a channels_last_3d input's layout, in the values and the indices
         idx = _follow_layout(idx, input._data)
-        values, idx = _gather_max(input, idx, True)
+        values, idx = _gather_max(input, idx, True, channels_last=True)
         values = _channels_last_like(values, input)
         return (values, idx) if return_indices else values
     return _gather_max(input, idx, return_indices)
