@@ -299,10 +299,31 @@ def _put(out, key, v, accumulate):
             out[key] = v
 
 # %% ../nbs/17_views.ipynb #4e9f55a6
+def _add_by_rank(out, k, i, v):
+    """`out[..., i, ...] += v` along dim `k` (`i`: 1-d, in range, non-negative; `v`: `i`'s rows along dim `k`) in
+    `add.at`'s order, a numpy array's rows of each rank at once: the first occurrence of every index, then the second,
+    ... (every element's sum in the order its rows come, as add.at and torch's index_add_). False, nothing added, where
+    an index repeats 64 times or more (the caller's `add.at` then; fewer passes than that are faster)."""
+    if not i.size: return True
+    order = np.argsort(i, kind='stable')
+    ids = i[order]
+    first = np.concatenate(([True], ids[1:] != ids[:-1]))
+    rank = np.arange(ids.size) - np.flatnonzero(first)[np.cumsum(first) - 1]    # each row's place among its index's
+    top = builtins.int(rank.max())
+    if top >= 64: return False
+    pre = (slice(None),) * k
+    for r in range(top + 1):
+        take = order[rank == r] if top else order          # (distinct indices: one add per row of out)
+        out[pre + (i[take],)] += v[pre + (take,)]
+    return True
+
 def _scatter_add(out, key, v):
-    "`out[key] += v` where indices may repeat, via one flat `add.at` when the key's form allows."
+    "`out[key] += v` where indices may repeat, via one flat `add.at` or by rank (`_add_by_rank`) when the key's form allows."
     xp = array_namespace(out)
     if len(key) == out.ndim and builtins.all(hasattr(k, 'ndim') and k.dtype != bool for k in key):
+        if xp is np and out.flags.c_contiguous and builtins.all(k.size == 0 or (k.min() >= 0 and k.max() < n) for k, n in zip(key, out.shape)):
+            lin = np.ravel_multi_index(np.broadcast_arrays(*key), out.shape)     # one flat index: numpy's fast 1-d add.at
+            return np.add.at(out.reshape(-1), lin.reshape(-1), np.broadcast_to(v, lin.shape).reshape(-1))    # (same order, 3x faster)
         return xp.add.at(out, key, v)    # an integer array for every dim (`x[rows, cols]`): what the walk below would choose
     if builtins.any(getattr(k, 'dtype', None) == bool and k.ndim == 0 for k in key):
         # a 0-d mask (`x[t.sum() > 0]`, a new axis of 1 or 0) is refused by add.at: add at the flat positions the key selects
@@ -326,6 +347,9 @@ def _scatter_add(out, key, v):
     if m == k or (k == 0 and m == out.ndim) or not out.flags.c_contiguous or not builtins.all(r is Ellipsis or _is_all(r) for r in key[m:]):
         return xp.add.at(out, key, v)    # add.at is fast for single elements; the flat route below pays off for slices
     s = out.shape
+    if m == k + 1 and xp is np:           # one index array (index_add, index_put with accumulate): by rank
+        i = (key[k].astype(np.int64) % s[k]).reshape(-1)
+        if _add_by_rank(out, k, i, np.broadcast_to(v, s[:k] + key[k].shape + s[m:]).reshape(s[:k] + (key[k].size,) + s[m:])): return
     lin = 0
     for j in range(k, m): lin = lin * s[j] + key[j].astype(xp.int64) % s[j]
     pos = (xp.arange(math.prod(s[:k])).reshape(-1, 1, 1) * math.prod(s[k:m]) + lin.reshape(1, -1, 1)) * math.prod(s[m:])

@@ -411,3 +411,21 @@ def test_pad_copies_large_match_torch(dtype, mode, pads, shape, layout):
     assert ly.stride() == ty.stride()
     if mode == 'circular': close(lg[0], tg[0], 1e-5, 1e-6)      # (torch adds circular's copies in its slice order: an ulp apart at times)
     else: bits_equal(lg[0], tg[0])
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('op', ['index_add0', 'index_add1', 'index_add_neg', 'scatter_add', 'scatter_add0', 'index_put_acc', 'gather'])
+def test_accumulating_writes_large_match_torch_bits(dtype, op):
+    """Adds where indices repeat, in add.at's order: by rank (each index's k-th row at once) for one index array, one flat
+    add.at for an index per dim; torch's sums to the bit (its index_add_ / scatter_add_ loops add in the same order)."""
+    rng = np.random.default_rng(9)
+    R, C = rng.integers(0, 180, 240), rng.integers(0, 110, (180, 40))
+    fns = {'index_add0': lambda lib, x, y: x.index_add(0, lib.tensor(R), lib.cat([y, y[:60]], 0)),
+           'index_add1': lambda lib, x, y: x.index_add(1, lib.tensor(R % 110), lib.cat([y, y, y[:, :20]], 1), alpha=0.5),
+           'index_add_neg': lambda lib, x, y: x.index_put((lib.tensor(R - 180),), lib.cat([y, y[:60]], 0), accumulate=True),
+           'scatter_add': lambda lib, x, y: x.scatter_add(1, lib.tensor(C), y[:, :40]),
+           'scatter_add0': lambda lib, x, y: x.scatter_add(0, lib.tensor(np.broadcast_to(C[:1] * 0 + C[:, :1], (180, 40)).copy()), y[:, :40]),
+           'index_put_acc': lambda lib, x, y: x.index_put((lib.tensor(R[:180]), lib.tensor(C[:, 0])), y[:, 0], accumulate=True),
+           'gather': lambda lib, x, y: lib.gather(x, 1, lib.tensor(C)) * y[:, :40]}
+    (ly, ty), (lg, tg) = run_both(fns[op], special(dtype), special(dtype, seed=1))
+    bits_equal(ly, ty)
+    for a, b in zip(lg, tg): bits_equal(a, b)

@@ -135,6 +135,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Op, _check_tensors
 from ..autograd.grad_mode import no_grad
 from .._pointwise import _const, sparse_coo_tensor
+from .._views import _add_by_rank
 from .._python_arg_parser import _check_options   # torch's parser's types of option arguments
 
 
@@ -180,15 +181,7 @@ def _index_sum(xp, idx, rows, n):
     more. On other arrays: the one-hot product when it is small and every row finite (0 * inf would spread), else `add.at`."""
     out = xp.zeros((n, rows.shape[-1]), dtype=rows.dtype)
     if xp is numpy and idx.size:
-        order = xp.argsort(idx, kind='stable')
-        ids = idx[order]
-        first = xp.concatenate(([True], ids[1:] != ids[:-1]))
-        rank = xp.arange(ids.size) - xp.flatnonzero(first)[xp.cumsum(first) - 1]    # each row's place among its id's
-        if rank.max() < 64:
-            for k in range(int(rank.max()) + 1):
-                take = order[rank == k]                    # (distinct ids: one add per row of out)
-                out[idx[take]] += rows[take]
-            return out
+        if _add_by_rank(out, 0, idx, rows): return out
     elif idx.size * n <= 1 << 22 and not (rows.dtype.itemsize == 2 and rows.dtype.kind not in 'iu') and xp.isfinite(rows).all():
         return (idx == xp.arange(n).reshape(-1, 1)).astype(rows.dtype) @ rows
     xp.add.at(out, idx, rows)
