@@ -1146,12 +1146,14 @@ def test_dynamo_hints_as_torch():
         d = lib._dynamo
         x = lib.ones(4, 3)
         d.mark_dynamic(x, 0); d.mark_dynamic(x, [1]); d.maybe_mark_dynamic(x, 1); d.mark_static(x, 0)
+        y, z = lib.zeros(2), lib.zeros(2); d.mark_static_address(y); d.mark_static_address(z, guard=True)   # (HF's Mamba caches)
+        with pytest.raises(TypeError, match='mark_static_address expects a tensor'): d.mark_static_address([1])
         f = lambda v: v
         step = d.optimize('eager')(lambda v: v * 2 + 1)
         with pytest.raises(AssertionError) as e: d.allow_in_graph(3)
         outs.append((x._dynamo_dynamic_indices, x._dynamo_weak_dynamic_indices, x._dynamo_static_indices, d.is_compiling(),
                      d.allow_in_graph(f) is f, d.disallow_in_graph(f) is f, d.assume_constant_result(f) is f, f._dynamo_marked_constant,
-                     d.graph_break(), step(lib.ones(2)).tolist(), str(e.value)))
+                     d.graph_break(), step(lib.ones(2)).tolist(), str(e.value), y._dynamo_static_input_type, z._dynamo_static_input_type))
     assert outs[0] == outs[1]
 
 
