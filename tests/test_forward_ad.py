@@ -854,3 +854,31 @@ def test_make_dual_tangent_takes_the_primal_conj_and_neg_bits(primal_kind, tange
             tr = fw.unpack_dual(lib.real(d) if d.is_complex() else d * 1).tangent
             res.append((u is t, u.is_conj(), u.is_neg(), u.tolist() == t.tolist(), tr.tolist()))
     assert res[0] == res[1]
+
+
+# test_autograd.py test_view_inplace_non_differentiable_views: an in-place op on a dual writes its tangent in place, so
+# the tensor given to make_dual changes too (torch's in-place formulas); and a dual written into a view of a tensor
+# without a tangent gives that tensor one (zero elsewhere) when the view is a forward view (indexing, narrow...), not
+# when the tensor is only the primal of make_dual
+def test_inplace_on_dual_updates_tangent_in_place_and_views_give_their_base_one():
+    import torch
+    res = []
+    for lib in (litnn, torch):
+        fw = lib.autograd.forward_ad
+        foo, bar = lib.tensor([1., 2.], dtype=lib.float64), lib.ones(2, dtype=lib.float64)
+        with fw.dual_level():
+            dual = fw.make_dual(foo, bar)
+            dual *= 2
+            r = [bar.tolist(), fw.unpack_dual(dual).tangent is bar, fw.unpack_dual(foo).tangent]
+            y = lib.zeros(2, 2, dtype=lib.float64)
+            y[1].copy_(fw.make_dual(lib.ones(2, dtype=lib.float64), lib.full((2,), 5.0, dtype=lib.float64)))
+            r.append(fw.unpack_dual(y).tangent.tolist())
+            z = lib.zeros(3, dtype=lib.float64)
+            z.narrow(0, 1, 2).add_(fw.make_dual(lib.ones(2, dtype=lib.float64), lib.full((2,), 2.0, dtype=lib.float64)))
+            r.append(fw.unpack_dual(z).tangent.tolist())
+            base = lib.rand(2, dtype=lib.float64)
+            d2 = fw.make_dual(base, lib.ones(2, dtype=lib.float64))
+            d2.narrow(0, 0, 1).mul_(3)
+            r += [fw.unpack_dual(base).tangent, fw.unpack_dual(d2).tangent.tolist()]
+        res.append(r)
+    assert res[0] == res[1]

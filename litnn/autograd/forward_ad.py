@@ -105,6 +105,7 @@ def make_dual(tensor, # the primal: a floating-point tensor
     if _tangent(tangent) is not None:
         raise RuntimeError(f"Setting a forward grad that itself has a forward gradient at the same level{level} is not supported.")
     out = _view(tensor)
+    out._dual_view = True      # not a forward view of `tensor`: an in-place change of it leaves `tensor` without a tangent
     _set_tangent(out, _same_meta(tangent, tensor))
     return out
 
@@ -323,12 +324,17 @@ def _retangent(t, new):
     """`t`'s tangent is now `new`; a view's base gets it at the view's places, and the base's other views read theirs from it.
     A base without a tangent of its own (the primal of `make_dual`) keeps none, as torch's: its views' tangents are then
     views of each other, so the base's is assembled from theirs, used, and dropped."""
-    _set_tangent(t, new)
+    _update_tangent(t, new)       # torch's in-place formulas write into the tangent (make_dual's own tensor too)
     base, had = t._base, True
     if base is None: base, bt = t, new
     else:
         bt = _tangent(base)
-        if bt is None: had, bt = False, _from_views(base, t)
+        if bt is None:
+            # a base reached only by forward views (indexing, narrow, ...: not make_dual's or unpack_dual's) takes the
+            # tangent, zero elsewhere, as torch's: `y[1].copy_(dual)` gives y one; else it keeps none
+            had = not builtins.any(v is not None and v._base is base and v.__dict__.get('_dual_view') and _tangent(v) is not None
+                                   for v in (ref() for ref in base._views or ()))
+            bt = _from_views(base, t)
         bt = _write_view(bt, base, t, new)
         if had: _set_tangent(base, bt)
     for ref in base._views or ():
