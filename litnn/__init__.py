@@ -90,6 +90,29 @@ _all_ = ['e', 'inf', 'nan', 'pi', 'newaxis']
 import sys as _sys
 setattr(_sys.modules[__name__], 'torch', _sys.modules[__name__])    # litnn.torch is litnn, as torch.torch is torch
 
+# %% ../nbs/01_namespace.ipynb #5de709d6
+import builtins as _builtins, importlib as _importlib, importlib.util as _importlib_util
+
+class _TorchAlias:
+    "The loader of `_TorchNames`' specs: the module is litnn's own (`litnn.x.y`), imported once, keeping its own `__spec__`."
+    def __init__(self, ours): self.ours = ours
+    def create_module(self, spec):
+        module = _importlib.import_module(self.ours)
+        self.spec = module.__spec__         # (the import system will set the alias's spec on it: put back in exec_module)
+        return module
+    def exec_module(self, module): module.__spec__ = self.spec
+
+class _TorchNames:
+    "A finder on `sys.meta_path`: while `sys.modules['torch']` is litnn, `torch.x.y` is found as `litnn.x.y`."
+    def find_spec(self, name, path=None, target=None):
+        if name[:6] != 'torch.' or _sys.modules.get('torch') is not _sys.modules.get(__name__): return None
+        ours = __name__ + name[5:]
+        try: found = _importlib_util.find_spec(ours)
+        except ImportError: return None      # a parent litnn lacks: the import fails with torch's name in the message
+        return None if found is None else _importlib_util.spec_from_loader(name, _TorchAlias(ours))
+
+if not _builtins.any(type(f).__name__ == '_TorchNames' for f in _sys.meta_path): _sys.meta_path.insert(0, _TorchNames())
+
 # %% ../nbs/01_namespace.ipynb #393ae891
 import builtins as _builtins, math as _math
 import numpy as _np
