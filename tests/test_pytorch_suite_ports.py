@@ -1223,3 +1223,21 @@ def test_gather_sparse_grad_as_torch(case):
                      g._indices().tolist() if g.is_sparse else None, g.to_dense().tolist()) for g in seen]
                    + [x.grad.to_dense().tolist(), go.tolist()])
     assert res[0] == res[1]
+
+
+# test_autograd.py test_where_functional: gradgradcheck differentiates in the grad_outputs it is given only where they
+# require grad (torch's diff_grad_output_indices); litnn made every given one require grad, so a float32 grad_output
+# given with float64 inputs was perturbed in float32 and the check failed where torch's passes
+def test_gradgradcheck_keeps_given_grad_outputs_requires_grad():
+    res = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        cond = lib.tensor(np.arange(25).reshape(5, 5) % 3 == 0)
+        x = lib.randn(5, 1, 5, dtype=lib.double, requires_grad=True)
+        y = lib.randn(5, 5, 1, dtype=lib.double, requires_grad=True)
+        go = lib.randn(5, 5, 5)
+        go_rg = lib.randn(5, 5, 5, dtype=lib.double, requires_grad=True)
+        res.append((lib.autograd.gradgradcheck(lambda c, x, y: lib.where(c, x, y), [cond, x, y], [go]),
+                    lib.autograd.gradgradcheck(lambda c, x, y: lib.where(c, x, y), [cond, x, y], [go_rg]),
+                    lib.autograd.gradgradcheck(lambda c, x, y: lib.where(c, x, y), [cond, x, y]), go.requires_grad))
+    assert res[0] == res[1] == (True, True, True, False)

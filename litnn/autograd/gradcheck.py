@@ -287,8 +287,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outs = _flat_outputs(func(*inputs))
     if grad_outputs is None:   # drawn as torch draws them, uniform in [-1, 1) from the global generator (a complex one in both
         from litnn.testing import make_tensor   # parts): the same numbers after the same seed, and the generator advanced as torch's
-        grad_outputs = [make_tensor(o.shape, dtype=o.dtype, device=o.device, low=-1, high=1) for o in outs]
-    gos = [Tensor._make(g._data.copy(), True) for g in _as_tuple(grad_outputs)]   # differentiate in them too, as torch does
+        grad_outputs = [make_tensor(o.shape, dtype=o.dtype, device=o.device, low=-1, high=1, requires_grad=True) for o in outs]
+    # differentiated in too where they require grad, as torch's (those it draws do; given ones as they are given)
+    gos = [Tensor._make(g._data.copy(), g._requires_grad) for g in _as_tuple(grad_outputs)]
     n = len(inputs)
     def vjp(*xs):
         ins, gs = xs[:n], xs[n:]
