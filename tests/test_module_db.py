@@ -239,7 +239,7 @@ def _fmt_flags(v, fmt):
 
 # the (module, ModuleInput index) pairs whose output or gradient layouts differed (module-db-1, sweep 2 "memfmt")
 MEMFMT = [('nn.AvgPool3d', 0), ('nn.AvgPool3d', 1), ('nn.AvgPool3d', 5), ('nn.LPPool3d', 0), ('nn.LPPool3d', 1),
-          ('nn.BatchNorm2d', 3), ('nn.BatchNorm3d', 3), ('nn.GroupNorm', 8), ('nn.MSELoss', 0), ('nn.MSELoss', 6),
+          ('nn.BatchNorm2d', 3), ('nn.BatchNorm3d', 3), ('nn.GroupNorm', 6), ('nn.GroupNorm', 8), ('nn.GroupNorm', 9), ('nn.MSELoss', 0), ('nn.MSELoss', 6),
           ('nn.AdaptiveAvgPool2d', 2), ('nn.AdaptiveAvgPool3d', 3), ('nn.MaxPool3d', 0), ('nn.MaxPool3d', 3),
           ('nn.AdaptiveMaxPool2d', 0), ('nn.AdaptiveMaxPool2d', 3), ('nn.AdaptiveMaxPool3d', 0)]
 

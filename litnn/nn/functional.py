@@ -2161,9 +2161,10 @@ def _half_layer_norm_backward(ctx, g):
 
 def _sum(t, dims): return t.sum(dims) if dims else t    # `sum(())` would sum everything
 
-def _grad_like(a, dtype):
-    "An empty array for the gradient of input array `a`: channels-last when `a` is, else row-major (whatever the gradient's layout)."
-    return _follow_layout(array_namespace(a).empty(a.shape, dtype), a)
+def _grad_like(a, dtype, in_order=False):
+    """An empty array for the gradient of input array `a`: channels-last when `a` is, else row-major (whatever the
+    gradient's layout); `in_order`: in `a`'s own order of dims in memory (group norm's input, a view of the module's)."""
+    return array_namespace(a).empty_like(a, dtype) if in_order else _follow_layout(array_namespace(a).empty(a.shape, dtype), a)
 
 def _array_backward(ctx, g):
     "The backward above on arrays (a plain backward: the statistics are the saved numbers), in as few passes as it can."
@@ -2178,7 +2179,7 @@ def _array_backward(ctx, g):
     if nw: gw = _sum_over(xp.multiply(g, xhat, out=scratch('norm sq')), pdims).reshape(shape).astype(w._data.dtype, copy=False)
     if nb: gb = _sum_over(g, pdims).reshape(shape).astype(bias_dtype.np, copy=False)
     if nx:
-        gy = _grad_like(a, g.dtype)       # written in the input's layout, as torch's grad_input (its suggested memory format)
+        gy = _grad_like(a, g.dtype, getattr(ctx, '_grad_in_input_order', False))       # written in the input's layout, as torch's grad_input (its suggested memory format)
         if w is not None: xp.multiply(g, w._data.reshape(pshape).astype(g.dtype, copy=False), out=gy)
         else: gy[...] = g
         if ctx.batch:               # gy - mean(gy) - xhat mean(gy xhat), written over gy
@@ -2360,6 +2361,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 # %% ../../nbs/44a_layer_group_norm.ipynb #50ff1823
 class NativeGroupNormBackward0(NativeBatchNormBackward0):
     "Normalization over each group of channels (a view of the input with the groups as a dim), as torch's node is named."
+    _grad_in_input_order = True     # that view's order in memory is the input's layout (channels-last stays), as torch's gradient
     @staticmethod
     def backward(ctx, g):
         if not isinstance(g, Tensor) and g.dtype.itemsize == 2: return _half_group_norm_backward(ctx, g)
