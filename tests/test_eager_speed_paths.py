@@ -429,3 +429,19 @@ def test_accumulating_writes_large_match_torch_bits(dtype, op):
     (ly, ty), (lg, tg) = run_both(fns[op], special(dtype), special(dtype, seed=1))
     bits_equal(ly, ty)
     for a, b in zip(lg, tg): bits_equal(a, b)
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('n', [7, 15, 16, 31, 32, 40, 500, 3000])
+@pytest.mark.parametrize('keepdim', [False, True])
+def test_prod_last_dim_in_torch_order(dtype, n, keepdim):
+    "prod along a contiguous last dim: torch's vectorized order (32-byte lanes in 4 vectors, combined, then the tail), to the bit."
+    a = np.random.default_rng(n).uniform(0.6, 1.5, (70, n)).astype(dtype)
+    a[3, 2] = np.nan; a[5, -1] = np.inf; a[6, 0] = -np.nan; a[6, 1] = np.nan
+    bits_equal(litnn.tensor(a).prod(-1, keepdim=keepdim), torch.tensor(a).prod(-1, keepdim=keepdim))
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('dim', [0, 1])
+def test_prod_gradient_with_zeros_is_torchs(dtype, dim):
+    "A zero anywhere in the input: torch's prod_safe_zeros_backward (exclusive cumprods from each end), values and gradients to the bit."
+    (ly, ty), (lg, tg) = run_both(lambda lib, t: (t * 0.5).prod(dim), special(dtype))
+    bits_equal(ly, ty); bits_equal(lg[0], tg[0])
