@@ -1241,3 +1241,16 @@ def test_gradgradcheck_keeps_given_grad_outputs_requires_grad():
                     lib.autograd.gradgradcheck(lambda c, x, y: lib.where(c, x, y), [cond, x, y], [go_rg]),
                     lib.autograd.gradgradcheck(lambda c, x, y: lib.where(c, x, y), [cond, x, y]), go.requires_grad))
     assert res[0] == res[1] == (True, True, True, False)
+def test_cholesky_ex_of_matrices_that_fail_gives_lapacks_partial_factor_as_torch():
+    "torch returns what LAPACK leaves in L for a matrix that is not positive-definite: the columns before the failing one, the failing pivot on the diagonal, the input's lower triangle after it (litnn gave NaN)"
+    mats = [[[4., 2, 1, 0], [2, 1, 3, 1], [1, 3, 5, 2], [0, 1, 2, 7]], [[1., 2, 0, 0], [2, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
+            [[float('nan'), 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], [[4., 2, 0, 0], [2, 5, 1, 0], [0, 1, 3, 0], [0, 0, 0, 1]]]
+    r = []
+    for L in LIBS:
+        out = []
+        for dt in (L.float32, L.float64, L.complex128):
+            for upper in (False, True):
+                res = L.linalg.cholesky_ex(L.tensor(mats, dtype=dt), upper=upper)
+                out.append((res.info.tolist(), np.round(np.nan_to_num(res.L.numpy().astype(np.complex128), nan=7.0), 5).tolist()))
+        r.append(out)
+    assert r[0] == r[1]

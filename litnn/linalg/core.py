@@ -45,16 +45,23 @@ def _potf2(a):
     """LAPACK's unblocked Cholesky (potf2) of each matrix of batch `a` (numpy, lower): the factors, and per matrix the order
     of the first leading minor that is not positive-definite (0: none). It stops at a pivot that is not positive or is NaN
     (numpy's factorization carries NaN and inf/inf on). In double precision, as numpy factors float32 too: a float32
-    potf2 accepted near-singular matrices that numpy (and torch) refuse. The factors come back in `a`'s dtype."""
+    potf2 accepted near-singular matrices that numpy (and torch) refuse. The factors come back in `a`'s dtype; a matrix
+    that fails at column k holds what LAPACK leaves (torch returns it): the columns before k, the failing pivot on the
+    diagonal, the input's lower triangle after it."""
     dt, a = a.dtype, a.astype(np.complex128 if a.dtype.kind == 'c' else np.float64)
-    L, info = np.zeros_like(a), np.zeros(a.shape[:-2], np.int32)
+    L, info, dfail = np.zeros_like(a), np.zeros(a.shape[:-2], np.int32), np.zeros(a.shape[:-2])
     with np.errstate(all='ignore'):
         for j in range(a.shape[-1]):
             Lj = L[..., j, :j]
             d = a[..., j, j].real - (Lj.conj() * Lj).real.sum(-1)
-            info = np.where((info == 0) & ~(d > 0), j + 1, info)
+            new = (info == 0) & ~(d > 0)
+            dfail, info = np.where(new, d, dfail), np.where(new, j + 1, info)
             L[..., j, j] = np.sqrt(np.where(info == 0, d, 1))      # a failed matrix runs on harmlessly: its info is kept
             L[..., j + 1:, j] = (a[..., j + 1:, j] - (L[..., j + 1:, :j] * Lj.conj()[..., None, :]).sum(-1)) / L[..., j, j][..., None]
+    r, c = np.indices(a.shape[-2:])
+    k = (info - 1)[..., None, None]
+    rest = (info > 0)[..., None, None] & (c >= k) & (r >= c)
+    L = np.where(rest & (r == k) & (c == k), dfail[..., None, None], np.where(rest, a, L))
     return L.astype(dt), info
 
 def _not_pd_order(a):
@@ -256,8 +263,8 @@ linalg_cholesky_ex = _named('linalg_cholesky_ex', ('L', 'info'))
 
 def _zero_pivots(mats): return [_zero_pivot(m) for m in mats]
 
-def _ex(kind, f, A, check_errors, like, find, core=2):
-    "f(A) and its info: 0 where it succeeded; for each matrix that fails, LAPACK's code for it (`find` of the stacked matrices, as the errors name it) and NaNs for its result (or the error, with check_errors); `core`: the dims of one result."
+def _ex(kind, f, A, check_errors, like, find, core=2, failed=None):
+    "f(A) and its info: 0 where it succeeded; for each matrix that fails, LAPACK's code for it (`find` of the stacked matrices, as the errors name it) and NaNs for its result (or `failed` of A's array: what LAPACK leaves there; or the error, with check_errors); `core`: the dims of one result."
     xp = array_namespace(A._data)
     info = lambda v: _const(xp.full(A.shape[:-2], v, np.int32))
     try: return kind((f(A), info(0)))
@@ -270,7 +277,8 @@ def _ex(kind, f, A, check_errors, like, find, core=2):
     if not codes.any(): return kind((like.detach() * math.nan, info(1)))
     bad = _const(xp.asarray(codes) != 0)
     out = f(where(bad[..., None, None], _eye_like(A), A))       # the other matrices of the batch are computed, as torch's
-    return kind((where(bad.reshape(bad.shape + (1,) * core), math.nan, out), _const(xp.asarray(codes))))
+    fill = math.nan if failed is None else _const(xp.asarray(failed(a)))
+    return kind((where(bad.reshape(bad.shape + (1,) * core), fill, out), _const(xp.asarray(codes))))
 
 def inv_ex(A, *, check_errors=False):
     "`inv` and its info tensor."
@@ -282,7 +290,8 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
     "`cholesky` and its info tensor."
-    return _ex(linalg_cholesky_ex, lambda a: cholesky(a, upper=upper), A, check_errors, A, lambda mats: _potf2(mats)[1])
+    partial = lambda a: _potf2(np.conj(a).swapaxes(-1, -2))[0].conj().swapaxes(-1, -2) if upper else _potf2(a)[0]   # U = Lᴴ of the upper triangle read as lower
+    return _ex(linalg_cholesky_ex, lambda a: cholesky(a, upper=upper), A, check_errors, A, lambda mats: _potf2(mats)[1], failed=partial)
 
 # %% ../../nbs/reference/linalg.ipynb #afe562c9
 _PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
