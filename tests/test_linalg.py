@@ -803,3 +803,13 @@ def test_svd_driver_is_cuda_only_as_torch(fn, shape, dtype):
         except RuntimeError as e: return 'RuntimeError', str(e)
         return tuple((r if fn == 'svdvals' else r.S).shape)
     assert call(litnn) == call(torch)
+
+
+@pytest.mark.parametrize('fill,batch', [(float('nan'), ()), (float('inf'), ()), (float('nan'), (2,))])
+@pytest.mark.parametrize('fn', ['eigh', 'eigvalsh'])
+def test_eigh_that_does_not_converge_is_a_linalg_error_as_torch(fill, batch, fn):
+    "geoopt's SPD manifold calls eigh on a diverged (non-finite) matrix: torch raises linalg.LinAlgError naming eigh (and the batch element)"
+    def f(lib): getattr(lib.linalg, fn)(lib.full(batch + (3, 3), fill, dtype=lib.float64))
+    with pytest.raises(torch.linalg.LinAlgError) as t: f(torch)
+    with pytest.raises(litnn.linalg.LinAlgError) as l: f(litnn)
+    assert str(t.value).startswith(str(l.value).rstrip('.'))     # (torch adds LAPACK's error code, which numpy keeps to itself)

@@ -184,7 +184,17 @@ class LinalgEighBackward0(Op):
     complex_aware = True        # real eigenvalues of a complex A: torch's formula below
     @staticmethod
     def forward(ctx, A, UPLO='L'):
-        L, V = array_namespace(A._data).linalg.eigh(A._data, UPLO=UPLO)
+        xp = array_namespace(A._data)
+        try: L, V = xp.linalg.eigh(A._data, UPLO=UPLO)
+        except np.linalg.LinAlgError:       # (numpy's "Eigenvalues did not converge": LAPACK gave up, as in torch; torch names the
+            where = ""                      #  first matrix that failed, and LAPACK's error code, which numpy does not pass on)
+            if A._data.ndim > 2:
+                flat = A._data.reshape((-1,) + A._data.shape[-2:])
+                for i in range(flat.shape[0]):
+                    try: xp.linalg.eigh(flat[i], UPLO=UPLO)
+                    except np.linalg.LinAlgError: where = f"(Batch element {i}): "; break
+            raise LinAlgError(f"linalg.eigh: {where}The algorithm failed to converge because the input matrix is ill-conditioned "
+                              "or has too many repeated eigenvalues.") from None
         ctx.saved = (L, V)
         return L, V
     @staticmethod
