@@ -7,7 +7,6 @@ __all__ = ['main']
 
 # %% ../nbs/01a_running_torch_programs.ipynb #d6b3c20e
 import importlib.util, os, runpy, sys
-import litnn
 
 _USAGE = """usage: python -m litnn program.py [args ...]
        python -m litnn -m module [args ...]
@@ -30,7 +29,7 @@ def main(argv=None):
         try: spec = importlib.util.find_spec(target)      # (a missing module is a message, not a traceback)
         except ImportError: spec = None
         if spec is None: print(f"python -m litnn: No module named {target!r}", file=sys.stderr); return 1
-    sys.modules['torch'] = litnn        # from here on `import torch...` is litnn (the finder in litnn/__init__.py)
+    sys.modules['torch'] = sys.modules[__package__]   # litnn (imported before this file runs): from here on `import torch...` is litnn (the finder in litnn/__init__.py)
     sys.argv = argv[1:] if as_module else argv
     if as_module: runpy.run_module(target, run_name='__main__', alter_sys=True)
     else:

@@ -413,3 +413,25 @@ def test_a_region_without_dtype_takes_the_current_one():
         with lib.autocast('cpu'): got.append((x @ x).dtype)
         outs.append([str(d).split('.')[-1] for d in got])
     assert outs[0] == outs[1] == ['float16', 'float16', 'bfloat16']
+
+
+def test_autocast_state_belongs_to_a_thread():
+    "torch keeps autocast's state per thread: a region in one thread casts nothing in another, and a new thread starts with the defaults."
+    import threading
+    def run(lib):
+        x, seen = lib.ones(2, 2), {}
+        def other(): seen.update(dtype=(x @ x).dtype, on=lib.is_autocast_enabled('cpu'), fast=lib.get_autocast_dtype('cpu'),
+                                 cache=lib.is_autocast_cache_enabled())
+        with lib.autocast('cpu', dtype=lib.float16):
+            lib.set_autocast_cache_enabled(False)
+            t = threading.Thread(target=other); t.start(); t.join()
+            inside = (x @ x).dtype
+            lib.set_autocast_cache_enabled(True)
+        def enter_and_leave_open():        # a thread that never closes its region leaves the main thread's state alone
+            lib.autocast('cpu').__enter__(); seen['left'] = lib.is_autocast_enabled('cpu')
+        t = threading.Thread(target=enter_and_leave_open); t.start(); t.join()
+        name = lambda v: str(v).split('.')[-1]       # float16 for litnn.float16 and torch.float16
+        return {k: name(v) for k, v in seen.items()}, name(inside), lib.is_autocast_enabled('cpu'), name((x @ x).dtype)
+    got = run(litnn)
+    assert got == run(torch)
+    assert got == ({'dtype': 'float32', 'on': 'False', 'fast': 'bfloat16', 'cache': 'True', 'left': 'True'}, 'float16', False, 'float32')

@@ -6,7 +6,7 @@
 __all__ = ['is_autocast_cpu_enabled', 'is_autocast_xla_enabled', 'is_autocast_ipu_enabled', 'get_autocast_cpu_dtype', 'get_autocast_gpu_dtype', 'get_autocast_xla_dtype', 'get_autocast_ipu_dtype', 'set_autocast_cpu_enabled', 'set_autocast_cpu_dtype', 'set_autocast_gpu_dtype', 'is_autocast_enabled', 'get_autocast_dtype', 'set_autocast_enabled', 'set_autocast_dtype', 'is_autocast_cache_enabled', 'set_autocast_cache_enabled', 'clear_autocast_cache', 'autocast_increment_nesting', 'autocast_decrement_nesting']
 
 # %% ../../nbs/55_mixed_precision.ipynb #e0177bbc
-import warnings
+import functools, sys, threading, types, warnings
 from ..backend import float16, bfloat16, float32, float64, device
 from .._tensor import Tensor
 
@@ -24,13 +24,27 @@ _FP32 = {'cpu': _LOSSES | {'binary_cross_entropy', 'cdist', 'prod', 'trace', 'av
                             'cdist', 'cosine_similarity', 'dist', 'renorm'}}
 
 # %% ../../nbs/55_mixed_precision.ipynb #a69fb8fa
-_dtype_on = {'cpu': None, 'cuda': None}   # the dtype autocast casts products to, per device type; None: off
-_active = False                           # any region active: the one check ops make outside autocast
 _DEFAULT_DTYPE = {'cpu': bfloat16, 'cuda': float16}
 # the device types litnn does not compute on: a region there only records its state (nothing is cast); torch's default dtypes
 _ELSEWHERE = dict(mps=float16, xpu=float16, hpu=bfloat16, xla=bfloat16, ipu=float16, mtia=float16, maia=bfloat16, privateuseone=float16)
-_fast_dtype = {**_DEFAULT_DTYPE, **_ELSEWHERE}   # the dtype of the innermost region per device type, enabled or not
-_on_elsewhere = set()                            # the device types of _ELSEWHERE inside a region
+
+class _State(threading.local):
+    "Autocast's state, one per thread as torch's: each thread starts outside every region, with the default dtypes."
+    def __init__(self):
+        self.dtype_on = {'cpu': None, 'cuda': None}          # the dtype autocast casts products to, per device type; None: off
+        self.active = False                                  # any region active: the one check ops make outside autocast
+        self.fast_dtype = {**_DEFAULT_DTYPE, **_ELSEWHERE}   # the dtype of the innermost region per device type, enabled or not
+        self.on_elsewhere = set()                            # the device types of _ELSEWHERE inside a region
+        self.cache_enabled, self.nesting = True, 0           # torch's weight-cast cache switch and region depth (litnn caches nothing)
+
+_state = _State()
+
+class _AmpModule(types.ModuleType):
+    "The class of `litnn.amp`: `amp._active` and `amp._dtype_on`, which litnn's ops read, are this thread's (the getter is C)."
+    _active = property(functools.partial(getattr, _state, 'active'), lambda module, v: setattr(_state, 'active', v))
+    _dtype_on = property(lambda module: _state.dtype_on)
+
+if __name__ == 'litnn.amp': sys.modules[__name__].__class__ = _AmpModule   # (the package's module; not a notebook running this cell)
 
 def _cast(a, dev, want):
     "`a` cast to `want` if it is a floating tensor on `dev` other than float64, else `a`."
@@ -41,8 +55,8 @@ def _cast(a, dev, want):
 
 def _autocast(op, *args):
     "`args` as op `op` takes them under the active autocast: cast to the lower dtype, to float32, or as they are."
-    if not _active: return args
-    for dev, low in _dtype_on.items():
+    if not _state.active: return args
+    for dev, low in _state.dtype_on.items():
         if low is None: continue
         if dev == 'cuda' and op == 'binary_cross_entropy': raise RuntimeError(_BCE_UNSAFE)
         want = low if op in _LOWER[dev] else float32 if op in _FP32[dev] else None
@@ -52,12 +66,8 @@ def _autocast(op, *args):
 class _excluded:
     """Autocast off while an op's kernel runs (torch's kernels run with its autocast keys excluded): a kernel that
     computes a half-precision op in float32 through other ops (conv3d's oneDNN path) is not cast back by their hooks."""
-    def __enter__(self):
-        global _active
-        self.prev, _active = _active, False
-    def __exit__(self, *exc):
-        global _active
-        _active = self.prev
+    def __enter__(self): self.prev, _state.active = _state.active, False
+    def __exit__(self, *exc): _state.active = self.prev
 
 _BCE_UNSAFE = ("torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
                "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
@@ -67,35 +77,35 @@ _BCE_UNSAFE = ("torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss ar
 
 def _set_autocast(device_type, dtype, fast_dtype):
     "Set autocast's state on device type `device_type` (`dtype` None: off); returns the state it replaces."
-    global _active
-    if device_type in _dtype_on:
-        prev = _dtype_on[device_type], _fast_dtype[device_type]
-        _dtype_on[device_type] = dtype
-        _active = any(d is not None for d in _dtype_on.values())
+    st = _state
+    if device_type in st.dtype_on:
+        prev = st.dtype_on[device_type], st.fast_dtype[device_type]
+        st.dtype_on[device_type] = dtype
+        st.active = any(d is not None for d in st.dtype_on.values())
     else:
-        prev = (_fast_dtype[device_type] if device_type in _on_elsewhere else None), _fast_dtype[device_type]
-        if dtype is None: _on_elsewhere.discard(device_type)
-        else: _on_elsewhere.add(device_type)
-    _fast_dtype[device_type] = fast_dtype
+        prev = (st.fast_dtype[device_type] if device_type in st.on_elsewhere else None), st.fast_dtype[device_type]
+        if dtype is None: st.on_elsewhere.discard(device_type)
+        else: st.on_elsewhere.add(device_type)
+    st.fast_dtype[device_type] = fast_dtype
     return prev
 
 def _autocast_device(device_type, unknown="unknown device type for autocast in get_autocast_dispatch_key_from_device_type"):
     """`device_type` checked as torch checks it, its type without an index ('cuda:1' is cuda; kornia asks about cpu, cuda,
     mps and xpu); a device type autocast does not know raises `unknown` (torch's words differ by function), or gives None."""
-    if device_type in _fast_dtype: return device_type
+    if device_type in _DEFAULT_DTYPE or device_type in _ELSEWHERE: return device_type
     kind = device(device_type).type      # not a device type at all: torch's error
-    if kind in _fast_dtype: return kind
+    if kind in _DEFAULT_DTYPE or kind in _ELSEWHERE: return kind
     if unknown is None: return None
     raise RuntimeError(unknown)
 
 def is_autocast_enabled(device_type='cuda'):
     "Whether autocast is on for `device_type`."
     dev = _autocast_device(device_type)
-    return _dtype_on[dev] is not None if dev in _dtype_on else dev in _on_elsewhere
+    return _state.dtype_on[dev] is not None if dev in _state.dtype_on else dev in _state.on_elsewhere
 
 def get_autocast_dtype(device_type):
     "The dtype of the innermost autocast on `device_type`, enabled or not (outside any: the default, or `set_autocast_dtype`'s)."
-    return _fast_dtype[_autocast_device(device_type, "unsupported scalarType")]
+    return _state.fast_dtype[_autocast_device(device_type, "unsupported scalarType")]
 
 # %% ../../nbs/55_mixed_precision.ipynb #11bde6bb
 def set_autocast_enabled(device_type, enabled=None):
@@ -104,20 +114,18 @@ def set_autocast_enabled(device_type, enabled=None):
     if type(enabled) is not bool:
         raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position 2) must be bool, not {type(enabled).__name__}")
     dev = _autocast_device(device_type)
-    _set_autocast(dev, _fast_dtype[dev] if enabled else None, _fast_dtype[dev])
+    _set_autocast(dev, _state.fast_dtype[dev] if enabled else None, _state.fast_dtype[dev])
 
 def set_autocast_dtype(device_type, dtype):
     "The dtype autocast casts products to on `device_type`, whether or not it is on now (and a new region's, given none)."
     dev = _autocast_device(device_type, None)
     if dev is not None: _set_autocast(dev, dtype if is_autocast_enabled(dev) else None, dtype)   # (another device type: torch stores it unread)
 
-_cache = {'enabled': True, 'nesting': 0}   # torch's weight-cast cache switch and region depth (litnn caches nothing)
-
-def is_autocast_cache_enabled(): return _cache['enabled']
-def set_autocast_cache_enabled(enabled): _cache['enabled'] = bool(enabled)
+def is_autocast_cache_enabled(): return _state.cache_enabled
+def set_autocast_cache_enabled(enabled): _state.cache_enabled = bool(enabled)
 def clear_autocast_cache(): "Nothing to clear: litnn casts each op's inputs afresh."
-def autocast_increment_nesting(): _cache['nesting'] += 1; return _cache['nesting']
-def autocast_decrement_nesting(): _cache['nesting'] -= 1; return _cache['nesting']
+def autocast_increment_nesting(): _state.nesting += 1; return _state.nesting
+def autocast_decrement_nesting(): _state.nesting -= 1; return _state.nesting
 
 def _deprecated(old, new, f):
     "torch's deprecated one-device spelling `old` of `new`: the same answer, with torch's DeprecationWarning."
