@@ -86,7 +86,7 @@ def _index(g, x, key, index=None):     # (index: the tensor gather keeps for its
     return g.op('Unsqueeze', [y, g.const(new, np.int64, 'axes')]) if new else y if y != g.name(x) else g.op('Identity', [x])
 
 @translates('EmbeddingBackward0')
-def _embedding(g, weight, indices, padding_idx=None, scale_grad_by_freq=False): return g.op('Gather', [weight, indices], axis=0)
+def _embedding(g, weight, indices, padding_idx=None, scale_grad_by_freq=False, sparse=False): return g.op('Gather', [weight, indices], axis=0)   # (the rest shape only the gradient)
 
 # %% ../../nbs/66c_onnx_shape_ops.ipynb #501b0a61
 @translates('MaskedFillBackward0', 'MaskedFillBackward1')
