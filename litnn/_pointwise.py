@@ -253,6 +253,16 @@ class ClampBackward0(Op):
         above = None if h is None else (a > h) | (h < l) if l is not None else a > h
         return (_reduce(_masked(g, array_namespace(a).asarray(inside)), x.shape) if nx else None,
                 _reduce(_masked(g, below), lo.shape) if nl else None, _reduce(_masked(g, above), hi.shape) if nh else None)
+    @staticmethod
+    def _forward_rule(cls, args, kw, ts):
+        """Forward mode (14b_forward_mode), torch's clamp_jvp: the tangent of the bound the input is past (max's where min > max),
+        else the input's. Two backward passes give another answer at a tie: below min == max (`clamp(x, m, m)`) backward
+        gives no argument a gradient, torch's tangent is min's."""
+        (x, lo, hi), (tx, tl, th) = args, (zeros_like(a) if t is None and isinstance(a, Tensor) else t for a, t in zip(args, ts))
+        if lo is None: t = where(x < hi, tx, th)
+        elif hi is None: t = where(x > lo, tx, tl)
+        else: t = where(lo > hi, th, where(x < lo, tl, where(x > hi, th, tx)))
+        return cls.apply(*args, **kw), t
 
 # %% ../nbs/15_elementwise_ops.ipynb #51eba668
 def _bound_kinds(min, max):
@@ -3725,10 +3735,11 @@ negative_, square_ = Tensor.neg_, Tensor.square_
 
 # %% ../nbs/reference/torch/underscore_functions_and_broadcasting.ipynb #e4d9ab74
 class NextafterBackward0(_Binary):
-    "One ulp toward `other`: torch passes the gradient through to `input`, zeros to `other`."
+    """One ulp toward `other`: torch passes the gradient through to `input` where it moves (`input != other`; where they are
+    equal the result is `other` itself, and `nextafter(x, x)` gets no gradient), zeros to `other`."""
     f = staticmethod(lambda xp, a, b: xp.nextafter(a, b))
     opmath = False         # one ulp of the half dtype, not of float32
-    dx = staticmethod(lambda g, x, y, z: g)
+    dx = staticmethod(lambda g, x, y, z: where(x != y, g, 0.))
     dy = staticmethod(lambda g, x, y, z: zeros_like(y))
 
 def nextafter(input, other):

@@ -529,6 +529,10 @@ class _OneNode(Node):
     def backward(ctx, *grads):
         outs, xs, args, kw, keys = ctx._saved
         if _Mode.grad:   # recorded (create_graph): the composite again, from the real arguments, so the gradient is a function of them
+            args, kw = list(args), dict(kw)
+            for k in keys:
+                into = args if type(k) is int else kw
+                into[k] = _own_input(into[k])
             outs, xs = _outputs_of(type(ctx)._fn(*args, **kw)), [args[k] if type(k) is int else kw[k] for k in keys]
         pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and isinstance(o, Tensor) and o._requires_grad]
         res = [None] * len(keys)
@@ -547,6 +551,12 @@ def _alias(t):
     "A leaf sharing `t`'s memory and version counter, requiring grad: an input of a composite's inner graph."
     a = t.detach(); a._requires_grad = True
     return a
+
+def _own_input(t):
+    """`t` through a view of its own when it requires grad: where a recorded backward that runs a composite again takes
+    one argument's gradient. The gradient there is that argument's alone, even where one tensor fills two places
+    (`fmax(x, x)`) or one argument is made from another, whose gradients would otherwise meet at the same node."""
+    return t.view_as(t) if t._requires_grad else t
 
 def _one_node(name):
     "Decorator: record the composite function it wraps as one node called `name` (torch's), over its tensor arguments."

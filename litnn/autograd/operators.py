@@ -262,6 +262,8 @@ class DivBackward2(Op):
     def forward(ctx, x, y, rounding_mode):
         a, b = _array_of(x), _array_of(y)
         ctx.shapes = _shape(x), _shape(y)
+        if ctx is not _NO_CTX:    # kept as torch's node keeps them (its formula reads them where there is no rounding): a change in
+            ctx.save_for_backward(x if ctx.next_functions[1][0] is not None else None, y)    # place before backward is refused, as torch
         xp = array_namespace(a if isinstance(x, Tensor) else b)
         if (x if isinstance(x, Tensor) else y)._data.dtype.kind in 'iu':   # in integers: through floats it is wrong above 2**53
             _check_divisor(xp, b, a)
@@ -273,6 +275,7 @@ class DivBackward2(Op):
         return _first_layout(q.astype(dt, copy=False), a, b)      # (the first operand's layout, as add's)
     @staticmethod
     def backward(ctx, g):
+        ctx.saved_tensors                  # (their version check)
         nx, ny = ctx.needs_input_grad      # zeros of each input's own shape (a broadcast one's too), as torch
         return tuple(g.new_zeros(s) if n else None for n, s in zip((nx, ny), ctx.shapes))
 

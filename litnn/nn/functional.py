@@ -2798,6 +2798,7 @@ from ..autograd import grad as _grad
 from ..backend import array_namespace, array_device, _generator
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import Op, _NO_CTX
+from ..autograd.engine import _own_input
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.broadcasting import _reduce, _sum_trailing, _half, _opmath
 from .._pointwise import _const
@@ -2895,7 +2896,9 @@ def _recorded_backward(ctx, g, q, k, v):
     "The gradients as tensor ops, recorded (create_graph): the composed attention, differentiated by autograd."
     mask, causal, scale = ctx.o
     need = ctx.needs_input_grad[:3]
-    with enable_grad(): out = _attention_math(q, k, v, mask, causal, scale, ctx.keep)
+    with enable_grad():
+        q, k, v = (_own_input(t) for t in (q, k, v))    # (each its own gradient where key is value: 13_backprop_engine)
+        out = _attention_math(q, k, v, mask, causal, scale, ctx.keep)
     grads = iter(_grad(out, [t for t, n in zip((q, k, v), need) if n], g, create_graph=True))
     return tuple(next(grads) if n else None for n in need)
 
