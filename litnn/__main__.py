@@ -6,11 +6,45 @@
 __all__ = ['main']
 
 # %% ../nbs/01a_running_torch_programs.ipynb #d6b3c20e
-import importlib.util, os, runpy, sys
+import builtins, importlib.machinery, importlib.util, io, os, runpy, sys, types, zipfile
 
 _USAGE = """usage: python -m litnn program.py [args ...]
        python -m litnn -m module [args ...]
+       python -m litnn -c command [args ...]
 Run a PyTorch program unchanged, with litnn standing in for torch (sys.modules['torch'] is litnn)."""
+
+def _run_code(source, filename, argv, path0, file=None):
+    """Run `source` as Python runs a script (`file` its path) or a `-c` command: in a new `__main__` module that stays in
+    `sys.modules` (pickle and multiprocessing find the program's classes there), code named `filename`, `sys.argv` as
+    given and `sys.path[0]` the script's folder (`''` for `-c`) in place of the launcher's. An exception the program does
+    not catch is reported from the program's own frames, as Python would, and is exit status 1."""
+    main = types.ModuleType('__main__')
+    main.__dict__.update(__builtins__=builtins, __annotations__={})
+    if file is not None: main.__dict__.update(__file__=file, __cached__=None, __loader__=importlib.machinery.SourceFileLoader('__main__', file))
+    else: main.__loader__ = importlib.machinery.BuiltinImporter
+    if sys.path and sys.path[0] in ('', os.getcwd()): sys.path[0] = path0   # (python -m put the current folder there)
+    else: sys.path.insert(0, path0)
+    sys.argv, sys.modules['__main__'] = argv, main
+    try: exec(compile(source, filename, 'exec'), main.__dict__)
+    except (SystemExit, KeyboardInterrupt): raise
+    except BaseException as e:
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != filename: tb = tb.tb_next   # (drop the launcher's frames)
+        tb = tb or e.__traceback__
+        sys.excepthook(type(e), e.with_traceback(tb), tb)
+        return 1
+    return 0
+
+def _children_run_litnn():
+    """Make the Python processes multiprocessing starts (spawn and forkserver workers, its resource tracker) start as
+    `python -m litnn -c ...`: they import the program's `__main__` afresh, and there `import torch` must be litnn too.
+    (Forked children inherit `sys.modules`.)"""
+    import multiprocessing.util as mu
+    flags = mu._args_from_interpreter_flags
+    if getattr(flags, '_litnn', False): return
+    def _args_from_interpreter_flags(): return [*flags(), '-m', __package__]     # (each command goes on with -c)
+    _args_from_interpreter_flags._litnn = True
+    mu._args_from_interpreter_flags = _args_from_interpreter_flags
 
 def main(argv=None):
     "Run the program `argv` names (default `sys.argv[1:]`) with litnn as torch; returns the exit status."
@@ -18,24 +52,32 @@ def main(argv=None):
     if not argv or argv[0] in ('-h', '--help'):
         print(_USAGE, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
-    as_module = argv[0] == '-m'
-    if as_module and len(argv) < 2:
-        print("python -m litnn: argument expected for the -m option", file=sys.stderr); return 2
-    target = argv[1] if as_module else argv[0]
-    if not as_module and not os.path.exists(target):
+    option = argv[0] if argv[0] in ('-m', '-c') else None
+    if option and len(argv) < 2:
+        print(f"python -m litnn: argument expected for the {option} option", file=sys.stderr); return 2
+    target = argv[1] if option else argv[0]
+    if not option and not os.path.exists(target):
         print(f"python -m litnn: can't open file {os.path.abspath(target)!r}: [Errno 2] No such file or directory", file=sys.stderr)
         return 2
-    if as_module:
+    if option == '-m':
         try: spec = importlib.util.find_spec(target)      # (a missing module is a message, not a traceback)
         except ImportError: spec = None
         if spec is None: print(f"python -m litnn: No module named {target!r}", file=sys.stderr); return 1
+    _children_run_litnn()
     sys.modules['torch'] = sys.modules[__package__]   # litnn (imported before this file runs): from here on `import torch...` is litnn (the finder in litnn/__init__.py)
-    sys.argv = argv[1:] if as_module else argv
-    if as_module: runpy.run_module(target, run_name='__main__', alter_sys=True)
-    else:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
+    if option == '-c': return _run_code(target, '<string>', ['-c', *argv[2:]], '')
+    if option == '-m':
+        sys.argv = argv[1:]
+        runpy.run_module(target, run_name='__main__', alter_sys=True)
+        return 0
+    path = os.path.abspath(target)
+    if os.path.isdir(path) or zipfile.is_zipfile(path):      # a folder or zip with a __main__.py: runpy's way, as Python's
+        sys.argv = argv
+        sys.path.insert(0, path)
         runpy.run_path(target, run_name='__main__')
-    return 0
+        return 0
+    with io.open_code(path) as f: source = f.read()
+    return _run_code(source, path, argv, os.path.dirname(path), file=path)
 
 # %% ../nbs/01a_running_torch_programs.ipynb #ca9ba1fa
 #| eval: false
