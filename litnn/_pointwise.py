@@ -1953,6 +1953,16 @@ class XlogyBackward2(XlogyBackward0): "xlogy(tensor, number)"
 class CopysignBackward1(CopysignBackward0): "copysign(tensor, number)"
 class FmodBackward0(FmodBackward1): "fmod(tensor, number)"; _inputs = 1
 
+def _xlogy_forward(cls, args, kw, ts):
+    """Forward mode (14b_forward_mode), torch's formula: d/dx and d/dy applied to the tangents. Two backward passes would
+    differentiate `_dxlogy` at a zero cotangent, whose xlogy(0, y) is 0 where torch's tangent is t·log y (NaN for y < 0)."""
+    (x, y), (tx, ty) = args, ts
+    t = None if tx is None else _dxlogy(tx, x, y, None)
+    if ty is not None: t = ty * x / y if t is None else t + ty * x / y
+    return cls.apply(*args, **kw), t
+
+XlogyBackward0._forward_rule = staticmethod(_xlogy_forward)      # (XlogyBackward1 and 2 too)
+
 # %% ../nbs/reference/torch/pointwise_math_binary.ipynb #10b298f8
 def _binary(name, x, y, nodes, ints='float', numbers=True):
     "Apply the node of `nodes` (tensor-tensor, number-tensor, tensor-number) to operands `x`, `y`, promoted as torch does."

@@ -124,3 +124,20 @@ def test_rounded_division_refuses_a_changed_saved_input_as_torch(mode, case):
         try: res.append(L.autograd.grad(y.sum(), b)[0].tolist())
         except RuntimeError as e: res.append(str(e).split(':')[0])
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize('which', ['both', 'x, x', 'x only', 'number y', 'number x'])
+def test_xlogy_tangent_is_torchs_formula(which):
+    "torch's xlogy jvp: xlogy(tx, y) (0 where x == 0 and y <= 0) + ty·x/y; two backward passes gave 0 for tx·log y at y < 0."
+    xs, ys = np.array([0., 0., -0.3, 0.5, 2., 0.]), np.array([0., -1., -0.3, 0.5, -2., np.nan])
+    res = []
+    for L in (litnn, torch):
+        x, y, tx = t(L, xs), t(L, ys), t(L, np.arange(1., 7.))
+        ty = tx.flip(0)
+        if which == 'both': r = L.func.jvp(L.xlogy, (x, y), (tx, ty))[1]
+        elif which == 'x, x': r = L.func.jvp(lambda x: L.xlogy(x, x), (x,), (tx,))[1]
+        elif which == 'x only': r = L.func.jvp(lambda x: L.xlogy(x, y), (x,), (tx,))[1]
+        elif which == 'number y': r = L.func.jvp(lambda x: L.xlogy(x, -2.), (x,), (tx,))[1]
+        else: r = L.func.jvp(lambda y: L.xlogy(3., y), (y,), (ty,))[1]
+        res.append(r.numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-12)
