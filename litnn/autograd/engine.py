@@ -4,7 +4,7 @@
 
 # %% ../../nbs/13_backprop_engine.ipynb #ab3ffb0b
 from __future__ import annotations
-import builtins, functools, operator, sys, weakref, numpy as np
+import builtins, functools, operator, sys, threading, weakref, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE, _META_CHANGED, _differentiable, _GRAD_FN
 from ..backend import _by_np, _type_name
@@ -204,8 +204,14 @@ def _obey_layout(g, a, owned):
     out[...] = g
     return out
 
+_storing = threading.RLock()      # one thread at a time reads, adds to and writes back a .grad (torch's AccumulateGrad mutex)
+
 def _store_grad(t, g, claimed, create_graph):
-    "Accumulate gradient `g` into `t.grad`, in its `grad_dtype` (its own dtype unless set)."
+    "Accumulate gradient `g` into `t.grad`, in its `grad_dtype` (its own dtype unless set), one thread at a time."
+    with _storing: _store_grad_now(t, g, claimed, create_graph)
+
+def _store_grad_now(t, g, claimed, create_graph):
+    "`_store_grad`'s work, under its lock."
     gd = t._grad_dtype      # (None: any dtype; an existing .grad keeps its own)
     dt = t._data.dtype if gd is False else gd.np if gd is not None else t._grad._data.dtype if t._grad is not None else None
     if create_graph:
