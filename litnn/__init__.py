@@ -527,6 +527,8 @@ def _default_threads(env=('OMP_NUM_THREADS', 'MKL_NUM_THREADS')):
 
 def _check_threads(name, n):
     if isinstance(n, builtins.bool) or not isinstance(n, builtins.int): raise RuntimeError(f"{name} expects an int, but got {type(n).__name__}")
+    if not -2**63 <= n < 2**63: raise ValueError("Overflow when unpacking long long")     # torch unpacks an int32
+    if not -2**31 <= n < 2**31: raise ValueError("Overflow when unpacking long")
     if n <= 0: raise RuntimeError(f"{name} expects a positive integer")
 
 # %% ../nbs/reference/random.ipynb #4af68480

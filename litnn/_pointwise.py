@@ -2667,9 +2667,8 @@ def _sparse_checks(idx, v, size, fn):
     if v.ndim == 0 or idx.shape[1] != v.shape[0]:
         raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {idx.shape[1]}, nnz from values: {v.shape[0] if v.ndim else 1}")
     sd = idx.shape[0]
-    if size is None: size = tuple(builtins.int(m) + 1 for m in idx.max(1)) if idx.shape[1] else (0,) * sd
-    size = tuple(builtins.int(s) for s in size)
-    if size and len(size) == sd: size += tuple(v.shape[1:])
+    if size is None: size = (tuple(builtins.int(m) + 1 for m in idx.max(1)) if idx.shape[1] else (0,) * sd) + tuple(v.shape[1:])
+    size = tuple(builtins.int(s) for s in size)     # (a size given is the whole shape: the dense dims are not added to it)
     if len(size) != sd + v.ndim - 1:
         raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, sparse_dim = {sd}, dense_dim = {v.ndim - 1}")
     for d in range(sd):

@@ -1293,6 +1293,10 @@ def _to_compressed(self, layout, blocksize=None, dense_dim=None):
             raise RuntimeError(f"{fn if src is layout else 'sparse_compressed_' + fn}: conversion from {_LAYOUT_NAMES[src]} to {_LAYOUT_NAMES[layout]} "
                                f"with blocksize changed from {list(a.values.shape[1:3])} to {list(blocksize)} is not supported")
     if src is layout: return self
+    if src is strided and a.ndim < 2:     # torch's IndexErrors, from the dims its conversion reads
+        raise IndexError(f"select(): index 1 out of range for tensor of size [{a.shape[0] if a.ndim else 1}, {1 if a.ndim else 0}] at dimension 1" if layout is sparse_csr
+                         else "Dimension out of range (expected to be in range of [-1, 0], but got 1)" if layout is sparse_csc
+                         else "Dimension out of range (expected to be in range of [-1, 0], but got -2)" if a.ndim else "Dimension specified as -2 but tensor has no dimensions")
     if a.ndim != 2: raise RuntimeError(f"{fn}: litnn converts 2-D tensors, got {a.ndim}-D")
     if blocksize and (a.shape[0] % blocksize[0] or a.shape[1] % blocksize[1]):
         where = 'dense' if src is strided else 'coo' if src is sparse_coo else 'sparse_compressed'

@@ -519,6 +519,12 @@ class Generator:
         self.manual_seed(_DEFAULT_SEED)
     def manual_seed(self, seed):
         "Reset to a reproducible state; returns self."
+        # torch's Generator.manual_seed takes a Python int only (`torch.manual_seed` converts with int() first); a numpy
+        # integer passes the check but not the unpacking, torch's TypeError.
+        if isinstance(seed, np.integer): raise TypeError("an integer is required")
+        if isinstance(seed, builtins.bool) or not isinstance(seed, builtins.int):
+            tp = type(seed)
+            raise RuntimeError(f"manual_seed expected a long, but got {tp.__name__ if tp.__module__ == 'builtins' else tp.__module__.split('.')[0] + '.' + tp.__name__ if tp.__module__.startswith('numpy') else tp.__name__}")
         self._seed = _seed_value(seed)
         xp = xp_for(self.device)
         self.rng = _TorchRng(self._seed) if xp is np else xp.random.default_rng(self._seed % 2**32)

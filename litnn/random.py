@@ -16,6 +16,7 @@ from .accelerator import current_accelerator as _current_accelerator
 # %% ../nbs/reference/random.ipynb #70e3334d
 def manual_seed(seed):
     "Seed the generators of every device; returns the CPU generator."
+    seed = int(seed)              # as torch: a float, a 0-d tensor or a numpy number is taken as an int
     default_generator.manual_seed(seed)
     for g in _cuda_generators.values(): g.manual_seed(seed)
     return default_generator

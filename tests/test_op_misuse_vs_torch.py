@@ -1465,3 +1465,74 @@ TYPE_ONLY_8 = {f'clip_grads_with_norm_ with total_norm {v}': (lambda L, v=v: _cl
 def test_misuse_8_exception_types_as_torch(name):
     t, l = _run(TYPE_ONLY_8[name], torch), _run(TYPE_ONLY_8[name], litnn)
     assert l[:2] == t[:2] == ('err', 'TypeError'), (t, l)
+
+# --- op-misuse-9: compile / _dynamo / compiler arguments, Generator seeds, thread counts, DataLoader prefetch
+def _f9(x): return x * 2
+def _seed_kept(L, v):
+    "Generator.manual_seed(v) refused or not, and the generator's seed after it (a refused seed changes nothing)."
+    g = L.Generator(); g.manual_seed(7)
+    try: g.manual_seed(v); r = 'ok'
+    except Exception as e: r = (type(e).__name__, str(e))
+    return [r, g.initial_seed()]
+def _global_seed(L, v):
+    "torch.manual_seed converts with int() (a float, a 0-d tensor, a numpy integer); the global state is restored after."
+    state = L.get_rng_state()
+    try: L.manual_seed(v); return [L.initial_seed(), L.rand(2)]
+    finally: L.set_rng_state(state)
+MISUSE_9 = {
+    "compile backend=''": lambda L: L.compile(_f9, backend=''),
+    "compile mode='bad' with backend 'eager' (the mode is the backend's)": lambda L: callable(L.compile(_f9, mode='bad', backend='eager')),
+    "compile mode='' with inductor (falsy: the default)": lambda L: callable(L.compile(_f9, mode='', backend='inductor')),
+    "compile mode=1 with inductor": lambda L: L.compile(_f9, mode=1),
+    "compile options a str": lambda L: L.compile(_f9, options='x'),
+    "compile options a str, backend eager": lambda L: callable(L.compile(_f9, options='x', backend='eager')),
+    'compile mode and options': lambda L: L.compile(_f9, mode='default', options={}),
+    'compile dynamic=1': lambda L: L.compile(_f9, dynamic=1, backend='eager'),
+    "compile dynamic='yes'": lambda L: L.compile(_f9, dynamic='yes', backend='eager'),
+    "compile of an int with a bad mode (the mode first)": lambda L: L.compile(3, mode='bad'),
+    "compile of an int with a bad backend (the backend first)": lambda L: L.compile(3, backend='bad'),
+    'compile of an int': lambda L: L.compile(3, backend='eager'),
+    '_dynamo.disable of an int': lambda L: L._dynamo.disable(3),
+    'compiler.disable of an int': lambda L: L.compiler.disable(3),
+    'compiler.allow_in_graph of a str': lambda L: L.compiler.allow_in_graph('s'),
+    "_dynamo.optimize('bad')": lambda L: L._dynamo.optimize('bad'),
+    '_dynamo.explain(3)(x)': lambda L: L._dynamo.explain(3)(L.ones(2)),
+    '_dynamo.explain(None)()': lambda L: L._dynamo.explain(None)(),
+    '_dynamo.register_backend(3)': lambda L: L._dynamo.register_backend(3),
+    'graph_break() outside fullgraph runs on': lambda L: L.compile(lambda x: (L._dynamo.graph_break(), x + 1)[1], backend='eager')(L.ones(2)),
+    **{f'Generator.manual_seed({n})': (lambda L, v=v: _seed_kept(L, v(L))) for n, v in {
+        '1.5': lambda L: 1.5, '1.0': lambda L: 1.0, "'3'": lambda L: '3', 'None': lambda L: None, 'True': lambda L: True,
+        'a 0-d tensor': lambda L: L.tensor(3), 'np.int64': lambda L: np.int64(5), 'np.float32': lambda L: np.float32(2),
+        '3+0j': lambda L: 3 + 0j, '-1': lambda L: -1, '2**64 - 1': lambda L: 2**64 - 1, '2**64': lambda L: 2**64}.items()},
+    **{f'manual_seed({n})': (lambda L, v=v: _global_seed(L, v(L))) for n, v in {
+        '1.5': lambda L: 1.5, 'np.int64': lambda L: np.int64(5), 'a 0-d tensor': lambda L: L.tensor(3), 'True': lambda L: True}.items()},
+    **{f'set_num_threads({v})': (lambda L, v=v: L.set_num_threads(v)) for v in (2**31, 2**63, -2**40, 0)},
+    'set_num_interop_threads(2**40)': lambda L: L.set_num_interop_threads(2**40),
+    'DataLoader workers with prefetch_factor=0': lambda L: list(L.utils.data.DataLoader(range(4), num_workers=1, prefetch_factor=0)),
+}
+
+@pytest.mark.parametrize('name', list(MISUSE_9))
+def test_misuse_9_as_torch(name): _same(MISUSE_9[name])
+
+def test_graph_break_under_fullgraph_is_unsupported_as_torch():
+    "torch._dynamo.graph_break() in a function compiled with fullgraph=True: torch's Unsupported (its message is its own)."
+    for L in (torch, litnn):
+        c = L.compile(lambda x: (L._dynamo.graph_break(), x + 1)[1], fullgraph=True, backend='eager')
+        with pytest.raises(L._dynamo.exc.Unsupported, match='graph_break'): c(L.ones(2))
+
+# sparse: a size given to sparse_coo_tensor is the whole shape (values with dense dims need them in it); a dense tensor
+# of under 2 dims converted to a compressed layout is torch's IndexError
+SPARSE_9 = {
+    'sparse_coo_tensor size without the dense dim': lambda L: L.sparse_coo_tensor([[0, 1], [1, 0]], [[1., 2.], [3., 4.]], (2, 2)),
+    'sparse_coo_tensor size with the dense dim': lambda L: L.sparse_coo_tensor([[0, 1], [1, 0]], [[1., 2.], [3., 4.]], (2, 2, 2)).to_dense(),
+    'sparse_coo_tensor size inferred with a dense dim': lambda L: L.sparse_coo_tensor(L.tensor([[0, 1]]), L.ones(2, 3)).to_dense(),
+    **{f'{d}-d to_sparse(layout={lay}, blocksize={bs})': (lambda L, d=d, lay=lay, bs=bs: (L.ones(4) if d else L.tensor(1.)).to_sparse(layout=getattr(L, lay), blocksize=bs))
+       for d in (0, 1) for lay, bs in (('sparse_csr', None), ('sparse_csc', None), ('sparse_bsr', (1, 1)), ('sparse_bsc', (2, 2)))},
+    '1-d to_sparse_bsr': lambda L: L.ones(4).to_sparse_bsr((2, 2)),
+}
+
+@pytest.mark.parametrize('name', list(SPARSE_9))
+def test_sparse_misuse_9_as_torch(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')      # (torch's "Sparse invariant checks are implicitly disabled")
+        _same(SPARSE_9[name])

@@ -72,10 +72,14 @@ def assume_constant_result(fn):
     fn._dynamo_marked_constant = True
     return fn
 
-def graph_break():
-    "Ask for a graph break here: nothing to do when not capturing."
+def graph_break(msg=""):
+    "Ask for a graph break here: a capture breaks (under `fullgraph=True`, torch's Unsupported); nothing to do when not capturing."
+    from .eval_frame import _Capture
+    cap = _Capture.current
+    if cap is not None: cap.graph_break(f"Call to `torch._dynamo.graph_break()`: user-inserted graph break. Message: {msg or None}")
 
 def optimize(backend='inductor', *, nopython=False, guard_export_fn=None, guard_fail_fn=None, disable=False, dynamic=None, **kwargs):
     "torch's older spelling of `compile`: a decorator that compiles the function it is given (or leaves it, with `disable`)."
     if disable: return lambda fn: fn
+    if not callable(backend): lookup_backend(backend)     # an unknown name fails here, as in torch
     return lambda fn: _compile(fn, fullgraph=nopython, dynamic=dynamic, backend=backend, mode=None, options=None, disable=False)

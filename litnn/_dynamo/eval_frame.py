@@ -1747,6 +1747,7 @@ class _Disabled:
 def _disable(fn, reason=None):
     "`fn`, run eagerly: a capture that reaches it breaks there, and compiled code it calls runs as is."
     import functools
+    if not callable(fn): raise AssertionError("fn must be callable")
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         cap = _Capture.current
@@ -1783,12 +1784,19 @@ class OptimizedModule(Module):
 # %% ../../nbs/37_compile.ipynb #94bed10a
 def _compile(model, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False):
     "`litnn.compile`'s work: check the options as torch does, and wrap `model` in a capture."
-    if not callable(model): raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
+    # torch's order: mode and options together; then Inductor checks the mode (a falsy one is 'default') and reads the
+    # options as a dict, while any other backend is looked up by name ('' is no name: InvalidBackend) and keeps mode and
+    # options for itself; the dynamic flag; and only then whether `model` can be called.
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
-    if mode is not None and mode not in _MODES:
-        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
-    lookup_backend(backend or _Stance.default_backend)      # an unknown name fails here, as in torch
+    name = _Stance.default_backend if backend is None else backend
+    if name == 'inductor':
+        if mode and mode != 'default' and mode not in _MODES:
+            raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+        if options: dict(options.items())      # not a mapping: torch's AttributeError "'str' object has no attribute 'items'"
+    lookup_backend(name)      # an unknown name fails here, as in torch
+    if dynamic is not None and not isinstance(dynamic, bool): raise AssertionError(f"Expected enable to be a bool, got {type(dynamic)}")
+    if not callable(model): raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if disable or getattr(model, '_litnn_disabled', False): return model
     if _os.environ.get('TORCHDYNAMO_DISABLE', '') == '1': return model     # torch's switch: `compile` hands `model` back
     if isinstance(model, Module):
@@ -1820,6 +1828,7 @@ def _is_compiling():
 def explain(f, *extra_args, **extra_kwargs):
     "`explain(f)(*args)`: run `f` once under a capture and report its graphs, graph breaks and their reasons."
     def inner(*args, **kwargs):
+        if not callable(f): raise AssertionError(f"A callable function is expected, but {type(f)} is provided.")
         c = _Compiled(getattr(f, '_compiled', None).fn if hasattr(f, '_compiled') else f)
         _, prog = c.capture(args, kwargs, _flatten((args, kwargs), [], [])[0], lower=False)
         ops = [n for n in prog.segments if n]

@@ -81,6 +81,7 @@ def set_default_backend(backend):
 def allow_in_graph(fn):
     "Mark `fn` to be put in the graph whole; a capture records its operations anyway: `fn` (or each of a list of them) as is."
     if isinstance(fn, (list, tuple)): return type(fn)(allow_in_graph(f) for f in fn)
+    assert callable(fn), "allow_in_graph expects a callable"     # torch._dynamo.allow_in_graph's check
     return fn
 
 def assume_constant_result(fn):

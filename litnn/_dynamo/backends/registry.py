@@ -16,7 +16,7 @@ _TAGS = {'eager': ('debug',), 'aot_eager': ('debug',)}
 def register_backend(compiler_fn=None, name=None, tags=()):
     "Register `compiler_fn(gm, example_inputs)` under `name` (its function name by default); usable as a decorator."
     if compiler_fn is None: return functools.partial(register_backend, name=name, tags=tags)
-    if not callable(compiler_fn): raise AssertionError(f"{compiler_fn} is not callable")
+    if not callable(compiler_fn): raise AssertionError(f"compiler_fn must be callable, got {type(compiler_fn)}")
     name = name or compiler_fn.__name__
     if name in _BACKENDS: raise AssertionError(f"duplicate name: {name}")
     _BACKENDS[name], _TAGS[name] = compiler_fn, tuple(tags)

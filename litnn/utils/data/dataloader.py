@@ -244,6 +244,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
         super().__init__(loader)
         self._fetch = loader._fetch
+        assert loader.prefetch_factor is None or loader.prefetch_factor > 0, "prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter"   # torch's
         if loader._workers is None:
             loader._workers = [_start_worker(loader, self._base_seed, w) for w in range(self._num_workers)]
         self._workers = loader._workers
