@@ -613,7 +613,9 @@ class LinalgVectorNormBackward0(Op):
         x, p = ctx.saved_tensors[0], ctx.p
         g, y = _kept(g, ctx), _kept(ctx.result, ctx)
         if p == 0: return None                  # the count of nonzeros: no gradient at all (the input's .grad stays None), as torch's
-        if p == 2: return g * _safe_div(x, y)
+        if p == 2:      # torch's (self / norm).masked_fill_(norm == 0, 0): its double backward at a zero norm is NaN (0/0), as torch's
+            zero = y._data == 0
+            return g * ((x / y).masked_fill(_const(zero), 0.) if zero.any() else x / y)
         s = x.sgn()                                            # sign, or z/|z| for complex x (17d_complex_numbers)
         if p == 1: return g * s
         if math.isinf(p):

@@ -141,3 +141,17 @@ def test_xlogy_tangent_is_torchs_formula(which):
         else: r = L.func.jvp(lambda y: L.xlogy(3., y), (y,), (ty,))[1]
         res.append(r.numpy())
     np.testing.assert_allclose(res[0], res[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize('which', ['dist(x, x)', 'vector_norm(zeros)', 'vector_norm rows, one zero'])
+def test_two_norm_double_backward_at_zero_is_nan_as_torch(which):
+    "torch's p=2 norm_backward is (self / norm).masked_fill_(norm == 0, 0): differentiated again at a zero norm, 0/0."
+    res = []
+    for L in (litnn, torch):
+        x = t(L, np.array([[0., 0.], [1., 2.]]) if 'rows' in which else A).requires_grad_()
+        if which == 'dist(x, x)': y = L.dist(x, x)
+        elif which == 'vector_norm(zeros)': y = L.linalg.vector_norm(x * 0)
+        else: y = L.linalg.vector_norm(x, 2, dim=1).sum()
+        g, = L.autograd.grad(y, x, create_graph=True)
+        res.append((g.detach().numpy(), L.autograd.grad((g * g).sum() + g.sum(), x)[0].numpy()))
+    for a, b in zip(*res): np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
