@@ -242,7 +242,8 @@ from ._products import _addmm_activation, _compute_linear_combination   # (priva
 from .jit._async import fork, wait   # reference/jit/async: torch.fork and torch.wait
 
 # %% ../nbs/reference/compiler.ipynb #067d6415
-def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False, **kwargs):
+def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, name=None, disable=False,
+            recompile_limit=None, isolate_recompiles=False, shapes_spec=None):
     "Compile `model` (a function or a Module) by capture and replay (37_compile); without `model`, a decorator."
     from litnn._dynamo.eval_frame import _compile
     opts = dict(fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options, disable=disable)

@@ -1536,3 +1536,9 @@ def test_sparse_misuse_9_as_torch(name):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')      # (torch's "Sparse invariant checks are implicitly disabled")
         _same(SPARSE_9[name])
+
+def test_compile_keywords_as_torch():
+    "torch.compile takes its own keywords only: an unknown one is Python's TypeError; torch's newer ones are accepted."
+    for L in (torch, litnn):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"): L.compile(_f9, foo=1)
+        assert L.compile(_f9, backend='eager', name='f', recompile_limit=4, isolate_recompiles=False, shapes_spec=None)(L.ones(2)).tolist() == [2., 2.]
