@@ -44,6 +44,17 @@ def _numba():
     except Exception: return None
     return numba
 
+_compiling = [0]     # > 0 while numba compiles a kernel (litnn.compile's capture: what numba prints is not the function's)
+
+def _compiling_marked(f):
+    "numba's compile-on-call `f`, counted in `_compiling` while it runs (it prints into its own buffers as it compiles)."
+    @functools.wraps(f)
+    def run(*args, **kwargs):
+        _compiling[0] += 1
+        try: return f(*args, **kwargs)
+        finally: _compiling[0] -= 1
+    return run
+
 def compiled(fn):
     "`fn` compiled by numba (once per process), or None: fused kernels are off or numba is missing."
     if not enabled: return None
@@ -55,7 +66,7 @@ def compiled(fn):
             with _registries_kept():
                 try: kernel = numba.njit(cache=True, **opts)(fn)
                 except RuntimeError: kernel = numba.njit(**opts)(fn)    # no file to cache beside (a notebook)
-            kernel._compile_for_args = _kept(kernel._compile_for_args)   # numba compiles on a call with new types
+            kernel._compile_for_args = _compiling_marked(_kept(kernel._compile_for_args))   # numba compiles on a call with new types
             _compiled[fn] = kernel
     return _compiled[fn]
 

@@ -1226,3 +1226,36 @@ def test_a_print_from_another_thread_does_not_break_a_capture():
     th.join()
     assert printed.is_set() and out.graph_break_count == 0 and out.graph_count == 1
     assert litnn._dynamo.explain(lambda x: (print('here'), x * 2)[1])(litnn.ones(3)).graph_break_count == 1   # its own print still breaks
+
+def test_numba_compiling_a_kernel_mid_capture_is_not_a_graph_break(tmp_path):
+    """A fused kernel's first use on a machine (an empty numba cache: a fresh install) compiles it inside the capture, and
+    numba, writing its cache entry, prints the kernel's type annotations into a buffer of its own: not the function's side
+    effect. fullgraph=True raised Unsupported ('print() in annotate') on the first call after an install."""
+    import os, subprocess, sys, textwrap
+    code = textwrap.dedent('''
+        import litnn, litnn.fused as fu
+        if fu.compiled(fu._layer_norm) is None: raise SystemExit('no numba')
+        ln = litnn.nn.LayerNorm(8, dtype=litnn.double)
+        f = litnn.compile(lambda x: ln(x) * 2, fullgraph=True)
+        y = f(litnn.ones(4, 8, dtype=litnn.double))
+        print(list(y.shape), len(fu._compiled[fu._layer_norm].signatures))''')
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {**os.environ, 'NUMBA_CACHE_DIR': str(tmp_path), 'PYTHONPATH': os.pathsep.join(filter(None, [os.path.dirname(here), os.environ.get('PYTHONPATH')]))}
+    r = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    if r.stderr.strip().endswith('no numba'): pytest.skip('numba is not installed')
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split() == ['[4,', '8]', '1']
+
+def test_prints_while_numba_compiles_are_not_the_functions():
+    "The mechanism: what runs under fused's compile mark prints without a break; the same print outside it breaks."
+    import io, litnn.fused as fu
+    buf = io.StringIO()
+    quiet = fu._compiling_marked(lambda: print('annotations', file=buf))
+    def f(x):
+        quiet()
+        return x * 2
+    def g(x):
+        print('annotations', file=buf)
+        return x * 2
+    assert litnn._dynamo.explain(f)(litnn.ones(2)).graph_break_count == 0
+    assert litnn._dynamo.explain(g)(litnn.ones(2)).graph_break_count == 1

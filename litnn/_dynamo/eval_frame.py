@@ -339,8 +339,9 @@ _BREAKS = {'item': "Tensor.item(): a Python number read from a tensor's data",
            '__repr__': "printing a tensor", '__format__': "formatting a tensor"}
 
 def _print(*args, **kw):
-    cap = _Capture.current          # (another thread's print, or a finalizer's that the garbage collector runs mid-capture,
-    if cap is None or not cap.active or cap.thread != threading.get_ident() or _collecting[0]:  # is not the function's)
+    cap = _Capture.current      # not the function's: another thread's print, a finalizer's that the garbage collector
+    if (cap is None or not cap.active or cap.thread != threading.get_ident() or _collecting[0]   # runs mid-capture, or
+            or _fused._compiling[0]):                                     # numba's into its own buffers as it compiles a kernel
         return _builtin_print(*args, **kw)
     caller = sys._getframe(1)       # (named in the reason: a print from code the reader did not expect shows where it is)
     cap.graph_break(f"print() in {caller.f_code.co_name} ({caller.f_code.co_filename}:{caller.f_lineno}): a Python side effect")
