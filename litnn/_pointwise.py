@@ -2346,7 +2346,7 @@ def _check_division(t1, t2):
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #bfd76563
 from .autograd.operators import _alpha_number
-from .autograd import operators as _operators
+from .autograd.operators import _first_layout
 
 def _addc(input, tensor1, tensor2, value, divide):
     "`input + (value * tensor1) * tensor2` (or `/ tensor2`) as torch's kernel: in the three's promoted dtype, half precision in float32."
@@ -2358,7 +2358,7 @@ def _addc(input, tensor1, tensor2, value, divide):
     x, t1, t2 = (_cast(t, w) if isinstance(t, Tensor) else t for t in (input, tensor1, tensor2))
     t = t1 if value == 1 else value * t1
     if not divide and w.is_floating_point and builtins.all(isinstance(v, Tensor) for v in (x, t, t2)):    # torch's value: one fused multiply-add
-        r = Tensor._make(_operators._first_layout(_fma(t._data, t2._data, x._data, w.np), x._data, t._data, t2._data))
+        r = Tensor._make(_first_layout(_fma(t._data, t2._data, x._data, w.np), x._data, t._data, t2._data))
     else: r = x + (t / t2 if divide else t * t2)
     return _cast(r, d) if w is not d else r
 

@@ -49,6 +49,7 @@ CASES = {
     'SliceBackward0': (lambda x: x[1:, ::2] * 2, [randn(3, 4)]),
     'IndexBackward0': (lambda x: x[IDX, IDX2] * 2, [randn(3, 4)]),      # repeated (row, column) pairs add up
     'IndexBackward0_rows': (lambda x: x[IDX] * 2, [randn(3, 4)]),
+    'GatherBackward0': (lambda x: x.gather(1, _lib(x).tensor(np.array([[0, 3, 3], [1, 1, 0], [2, 0, 2]]))) * 2, [randn(3, 4)]),   # repeated indices add up
     'UnsqueezeBackward0': (lambda x: x.unsqueeze(1) * 2, [randn(3)]),
     'SqueezeBackward0': (lambda x: x.squeeze() * 2, [randn(3, 1)]),
     'tanh': (lambda x: x.tanh(), [randn(6)]),
