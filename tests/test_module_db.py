@@ -112,6 +112,10 @@ def test_gradient_layouts_as_torch(case):
 
 # ---- the ModuleInfo database through both libraries (module-db-1) ----
 from torch.testing._internal.common_modules import module_db, ModuleErrorEnum   # noqa: E402
+# importing torch's test framework (common_utils, through common_modules) freezes torch.backends' flags for the whole
+# process (disable_global_flags), and pytest imports this file while it collects, before every other test of its worker:
+# unfrozen again, so that the tests that set those flags (tests/test_namespaces.py) run as they do alone
+if torch.backends.flags_frozen(): torch.backends.flags_frozen.__globals__['__allow_nonbracketed_mutation_flag'] = True   # (the flag of torch.backends' own module)
 
 TOL = {torch.float32: dict(rtol=1.3e-6, atol=1e-5), torch.float64: dict(rtol=1e-7, atol=1e-7)}
 # float32 gradients are sums of many products: torch's summation order differs from numpy's (litnn's are as close to
