@@ -208,36 +208,33 @@ _storing = threading.RLock()      # one thread at a time reads, adds to and writ
 
 def _store_grad(t, g, claimed, create_graph):
     "Accumulate gradient `g` into `t.grad`, in its `grad_dtype` (its own dtype unless set), one thread at a time."
-    with _storing: _store_grad_now(t, g, claimed, create_graph)
-
-def _store_grad_now(t, g, claimed, create_graph):
-    "`_store_grad`'s work, under its lock."
-    gd = t._grad_dtype      # (None: any dtype; an existing .grad keeps its own)
-    dt = t._data.dtype if gd is False else gd.np if gd is not None else t._grad._data.dtype if t._grad is not None else None
-    if create_graph:
-        if t._grad is None and type(t._data) is not _SparseArray and type(g._data) is not _SparseArray:   # (a sparse one: torch clones it sparse)
-            # a recorded copy (CopyBackwards) into the leaf's layout, as torch's AccumulateGrad clones: `.grad` is never a
-            # view of, nor shares memory with, the gradient expression (an optimizer may `grad.detach_()` it)
-            xp, order = array_namespace(g._data), _dense_order(t._data)
-            if dt is None: dt = g._data.dtype
-            out = xp.empty(t._data.shape, dt) if order is None else _laid_out(lambda shape: xp.empty(shape, dt), t._data.shape, order)
-            t._grad = Tensor._make(out).copy_(g)
+    with _storing:
+        gd = t._grad_dtype      # (None: any dtype; an existing .grad keeps its own)
+        dt = t._data.dtype if gd is False else gd.np if gd is not None else t._grad._data.dtype if t._grad is not None else None
+        if create_graph:
+            if t._grad is None and type(t._data) is not _SparseArray and type(g._data) is not _SparseArray:   # (a sparse one: torch clones it sparse)
+                # a recorded copy (CopyBackwards) into the leaf's layout, as torch's AccumulateGrad clones: `.grad` is never a
+                # view of, nor shares memory with, the gradient expression (an optimizer may `grad.detach_()` it)
+                xp, order = array_namespace(g._data), _dense_order(t._data)
+                if dt is None: dt = g._data.dtype
+                out = xp.empty(t._data.shape, dt) if order is None else _laid_out(lambda shape: xp.empty(shape, dt), t._data.shape, order)
+                t._grad = Tensor._make(out).copy_(g)
+                return
+            if dt is not None and g._data.dtype != dt: g = Tensor._make(g._data.astype(dt))
+            # a sparse .grad and a dense gradient add as dense + sparse, a new tensor (torch's AccumulateGrad: sparse + dense is refused)
+            t._grad = g if t._grad is None else g + t._grad if t._grad.is_sparse and not g.is_sparse else t._grad + g
             return
-        if dt is not None and g._data.dtype != dt: g = Tensor._make(g._data.astype(dt))
-        # a sparse .grad and a dense gradient add as dense + sparse, a new tensor (torch's AccumulateGrad: sparse + dense is refused)
-        t._grad = g if t._grad is None else g + t._grad if t._grad.is_sparse and not g.is_sparse else t._grad + g
-        return
-    g = _as_array(g)       # numpy gives 0-d results as scalars
-    if dt is not None and g.dtype != dt: g = g.astype(dt)
-    old = t._grad
-    if old is None: t._grad = Tensor._make(_obey_layout(g, t._data, _owned(g, claimed)))
-    elif type(old._data) is _SparseArray and type(g) is not _SparseArray: t._grad = Tensor._make(g + old._data)
-    else:
-        try: old._data += g
-        except ValueError:      # (the leaf changed shape with set_ since): torch's `grad += new` errors
-            raise _broadcast_error(old.shape, g.shape) or RuntimeError(f"output with shape {list(old.shape)} doesn't match "
-                                                                        f"the broadcast shape {list(np.broadcast_shapes(old.shape, g.shape))}") from None
-        if old._vc is not None: old._vc[0] += 1
+        g = _as_array(g)       # numpy gives 0-d results as scalars
+        if dt is not None and g.dtype != dt: g = g.astype(dt)
+        old = t._grad
+        if old is None: t._grad = Tensor._make(_obey_layout(g, t._data, _owned(g, claimed)))
+        elif type(old._data) is _SparseArray and type(g) is not _SparseArray: t._grad = Tensor._make(g + old._data)
+        else:
+            try: old._data += g
+            except ValueError:      # (the leaf changed shape with set_ since): torch's `grad += new` errors
+                raise _broadcast_error(old.shape, g.shape) or RuntimeError(f"output with shape {list(old.shape)} doesn't match "
+                                                                            f"the broadcast shape {list(np.broadcast_shapes(old.shape, g.shape))}") from None
+            if old._vc is not None: old._vc[0] += 1
 
 # %% ../../nbs/13_backprop_engine.ipynb #48af81c2
 _final_callbacks = []   # one list per running backward: see `queue_callback` below
