@@ -11,29 +11,72 @@ import builtins, importlib.machinery, importlib.util, io, os, runpy, sys, types,
 _USAGE = """usage: python -m litnn program.py [args ...]
        python -m litnn -m module [args ...]
        python -m litnn -c command [args ...]
+       python -m litnn - [args ...]          (the program from standard input)
+       python -m litnn                       (an interactive prompt)
 Run a PyTorch program unchanged, with litnn standing in for torch (sys.modules['torch'] is litnn)."""
+
+def _new_main(file=None):
+    "A fresh `__main__` module, as Python makes it for a script (`file` its path; '<stdin>' for standard input) or a command."
+    main = types.ModuleType('__main__')
+    main.__dict__.update(__builtins__=builtins, __annotations__={})
+    if file is not None and file != '<stdin>': main.__dict__.update(__file__=file, __cached__=None, __loader__=importlib.machinery.SourceFileLoader('__main__', file))
+    else: main.__loader__ = importlib.machinery.BuiltinImporter
+    if file == '<stdin>': main.__dict__.update(__file__=file, __cached__=None)
+    sys.modules['__main__'] = main
+    return main
+
+def _report(e):
+    "Print an exception the program did not catch as Python does, from the program's own frames on; exit status 1."
+    tb, launcher = e.__traceback__, (_report.__code__.co_filename, runpy.__file__, '<frozen runpy>')
+    while tb is not None and tb.tb_frame.f_code.co_filename in launcher: tb = tb.tb_next   # (drop the launcher's and runpy's frames)
+    tb = tb or e.__traceback__
+    sys.excepthook(type(e), e.with_traceback(tb), tb)
+    return 1
+
+def _set_path0(path0):
+    "The program's folder (`''`: the current one, as for `-c`) first on `sys.path`, in place of the one `python -m` put there."
+    if sys.path and sys.path[0] in ('', os.getcwd()): sys.path[0] = path0
+    else: sys.path.insert(0, path0)
 
 def _run_code(source, filename, argv, path0, file=None):
     """Run `source` as Python runs a script (`file` its path) or a `-c` command: in a new `__main__` module that stays in
     `sys.modules` (pickle and multiprocessing find the program's classes there), code named `filename`, `sys.argv` as
-    given and `sys.path[0]` the script's folder (`''` for `-c`) in place of the launcher's. An exception the program does
-    not catch is reported from the program's own frames, as Python would, and is exit status 1."""
-    main = types.ModuleType('__main__')
-    main.__dict__.update(__builtins__=builtins, __annotations__={})
-    if file is not None: main.__dict__.update(__file__=file, __cached__=None, __loader__=importlib.machinery.SourceFileLoader('__main__', file))
-    else: main.__loader__ = importlib.machinery.BuiltinImporter
-    if sys.path and sys.path[0] in ('', os.getcwd()): sys.path[0] = path0   # (python -m put the current folder there)
-    else: sys.path.insert(0, path0)
-    sys.argv, sys.modules['__main__'] = argv, main
+    given and `sys.path[0]` the script's folder (`''` for `-c` and standard input) in place of the launcher's. An
+    exception the program does not catch is reported from the program's own frames, as Python would, and is exit status 1."""
+    main = _new_main(file)
+    _set_path0(path0)
+    sys.argv = argv
     try: exec(compile(source, filename, 'exec'), main.__dict__)
     except (SystemExit, KeyboardInterrupt): raise
-    except BaseException as e:
-        tb = e.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != filename: tb = tb.tb_next   # (drop the launcher's frames)
-        tb = tb or e.__traceback__
-        sys.excepthook(type(e), e.with_traceback(tb), tb)
-        return 1
+    except BaseException as e: return _report(e)
     return 0
+
+def _interact():
+    "No program and a terminal: Python's interactive prompt (line editing and tab completion where readline is), with litnn as torch."
+    import code
+    main = _new_main()
+    _set_path0('')
+    sys.argv = ['']
+    try:
+        import readline, rlcompleter
+        readline.set_completer(rlcompleter.Completer(main.__dict__).complete)
+        readline.parse_and_bind('tab: complete')
+    except ImportError: pass
+    banner = (f"Python {sys.version} on {sys.platform}\nlitnn {sys.modules[__package__].__version__} stands in for torch: "
+              "`import torch` is litnn.")
+    code.interact(banner=banner, local=main.__dict__, exitmsg='')
+    return 0
+
+def _module_spec(name):
+    """The spec of the module `python -m name` would run (a package's `__main__`), or Python's message saying why there is none."""
+    try:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations is not None:   # a package runs its __main__
+            main = importlib.util.find_spec(name + '.__main__')
+            if main is None: return f"No module named {name}.__main__; {name!r} is a package and cannot be directly executed"
+            spec = main
+    except ImportError as e: return f"Error while finding module specification for {name!r} ({type(e).__name__}: {e})"
+    return spec if spec is not None else f"No module named {name}"
 
 def _children_run_litnn():
     """Make the Python processes multiprocessing starts (spawn and forkserver workers, its resource tracker) start as
@@ -49,32 +92,40 @@ def _children_run_litnn():
 def main(argv=None):
     "Run the program `argv` names (default `sys.argv[1:]`) with litnn as torch; returns the exit status."
     argv = sys.argv[1:] if argv is None else list(argv)
-    if not argv or argv[0] in ('-h', '--help'):
-        print(_USAGE, file=sys.stdout if argv else sys.stderr)
-        return 0 if argv else 2
-    option = argv[0] if argv[0] in ('-m', '-c') else None
+    if argv and argv[0] in ('-h', '--help'): print(_USAGE); return 0
+    option = argv[0] if argv and argv[0] in ('-m', '-c') else None
     if option and len(argv) < 2:
-        print(f"python -m litnn: argument expected for the {option} option", file=sys.stderr); return 2
-    target = argv[1] if option else argv[0]
-    if not option and not os.path.exists(target):
-        print(f"python -m litnn: can't open file {os.path.abspath(target)!r}: [Errno 2] No such file or directory", file=sys.stderr)
-        return 2
+        print(f"python -m litnn: argument expected for the {option} option\n{_USAGE}", file=sys.stderr); return 2
+    target = argv[1] if option else argv[0] if argv else '-'
     if option == '-m':
-        try: spec = importlib.util.find_spec(target)      # (a missing module is a message, not a traceback)
-        except ImportError: spec = None
-        if spec is None: print(f"python -m litnn: No module named {target!r}", file=sys.stderr); return 1
+        spec = _module_spec(target)                        # (a module that is not there is a message, not a traceback)
+        if isinstance(spec, str): print(f"python -m litnn: {spec}", file=sys.stderr); return 1
+    elif not option and target != '-':
+        path = os.path.abspath(target)
+        if not os.path.exists(path):
+            print(f"python -m litnn: can't open file {path!r}: [Errno 2] No such file or directory", file=sys.stderr); return 2
+        folder = os.path.isdir(path) or zipfile.is_zipfile(path)       # run as Python does: its __main__.py, through runpy
+        if folder and not (os.path.isfile(os.path.join(path, '__main__.py')) if os.path.isdir(path)
+                           else '__main__.py' in zipfile.ZipFile(path).namelist()):
+            print(f"python -m litnn: can't find '__main__' module in {path!r}", file=sys.stderr); return 1
     _children_run_litnn()
     sys.modules['torch'] = sys.modules[__package__]   # litnn (imported before this file runs): from here on `import torch...` is litnn (the finder in litnn/__init__.py)
     if option == '-c': return _run_code(target, '<string>', ['-c', *argv[2:]], '')
     if option == '-m':
         sys.argv = argv[1:]
-        runpy.run_module(target, run_name='__main__', alter_sys=True)
+        try: runpy.run_module(spec.name, run_name='__main__', alter_sys=True)
+        except (SystemExit, KeyboardInterrupt): raise
+        except BaseException as e: return _report(e)
         return 0
-    path = os.path.abspath(target)
-    if os.path.isdir(path) or zipfile.is_zipfile(path):      # a folder or zip with a __main__.py: runpy's way, as Python's
+    if target == '-':                                   # the program from standard input, or the prompt at a terminal
+        if not argv and sys.stdin is not None and sys.stdin.isatty(): return _interact()
+        return _run_code(sys.stdin.read(), '<stdin>', argv or [''], '', file='<stdin>')
+    if folder:
         sys.argv = argv
         sys.path.insert(0, path)
-        runpy.run_path(target, run_name='__main__')
+        try: runpy.run_path(target, run_name='__main__')
+        except (SystemExit, KeyboardInterrupt): raise
+        except BaseException as e: return _report(e)
         return 0
     with io.open_code(path) as f: source = f.read()
     return _run_code(source, path, argv, os.path.dirname(path), file=path)

@@ -1,6 +1,6 @@
 """`python -m litnn program.py` (nbs/01a_running_torch_programs) against `python program.py` with torch: what the program sees of
 itself, what it prints and raises, and which torch the processes it starts import."""
-import os, subprocess, sys, textwrap
+import os, re, subprocess, sys, textwrap
 from pathlib import Path
 import pytest
 pytest.importorskip('torch')
@@ -21,9 +21,9 @@ if __name__ == '__main__':
     if sys.argv[1:] == ['boom']: raise ValueError('bad batch')
 '''
 
-def both(cwd, *argv):
-    "(returncode, stdout, stderr) of python ARGV with torch and of python -m litnn ARGV."
-    def run(*pre): return subprocess.run([sys.executable, *pre, *argv], capture_output=True, text=True, cwd=cwd, env=ENV, timeout=600)
+def both(cwd, *argv, input=None):
+    "(returncode, stdout, stderr) of python ARGV with torch and of python -m litnn ARGV (`input`: their standard input)."
+    def run(*pre): return subprocess.run([sys.executable, *pre, *argv], capture_output=True, text=True, cwd=cwd, env=ENV, timeout=600, input=input)
     return [(r.returncode, r.stdout, r.stderr) for r in (run(), run('-m', 'litnn'))]
 
 @pytest.fixture
@@ -56,3 +56,44 @@ def test_processes_started_by_multiprocessing_import_litnn_as_torch(tmp_path):
     with_torch, with_litnn = both(tmp_path, 'mp.py')
     assert with_torch[:2] == (0, 'fork [3.0] torch\nspawn [3.0] torch\nforkserver [3.0] torch\n')
     assert with_litnn[:2] == (0, with_torch[1].replace('torch', 'litnn'))
+
+def test_a_program_from_standard_input_runs_as_python_reads_it(tmp_path):
+    "`python -m litnn - a` and `python -m litnn` with a program on standard input (not a terminal), as `python - a` and `python`."
+    code = "import sys, torch; print(sys.argv, repr(sys.path[0]), __file__, sorted(k for k in globals() if k.startswith('__'))); 1/0"
+    for argv in (['-', 'a', '--b'], []):
+        with_torch, with_litnn = both(tmp_path, *argv, input=code)
+        assert with_litnn == with_torch and with_torch[0] == 1 and 'ZeroDivisionError' in with_torch[2]
+
+def test_what_cannot_run_is_a_message_as_python_gives(tmp_path):
+    "A folder without __main__.py, a module or a package's __main__ that is not there: Python's words and exit status, no traceback."
+    (tmp_path / 'folder').mkdir(); (tmp_path / 'pkg').mkdir(); (tmp_path / 'pkg' / '__init__.py').write_text('')
+    for argv in (['folder'], ['-m', 'no_such_module_xyz'], ['-m', 'pkg'], ['-m', 'no_such_pkg_xyz.mod'], ['missing.py']):
+        (rt, _, et), (rl, _, el) = both(tmp_path, *argv)
+        assert rl == rt and 'Traceback' not in el and el.startswith('python -m litnn: ')
+        assert el.split(': ', 1)[1] == et.split(': ', 1)[1]      # (Python names itself first: its path)
+
+def test_a_module_or_folder_that_raises_is_reported_from_its_own_frames(tmp_path):
+    (tmp_path / 'mod.py').write_text("import torch\ndef f(): return 1 / 0\nprint(torch.__name__)\nf()\n")
+    (tmp_path / 'app').mkdir(); (tmp_path / 'app' / '__main__.py').write_text((tmp_path / 'mod.py').read_text())
+    for argv in (['-m', 'mod'], ['app']):
+        (rt, ot, et), (rl, ol, el) = both(tmp_path, *argv)
+        runpy_frames = re.compile(r'  File "<frozen runpy>".*\n')     # (Python shows runpy's frames; the launcher drops them)
+        assert (rl, ol.replace('litnn', 'torch'), el) == (rt, ot, runpy_frames.sub('', et)) and rt == 1 and 'line 2, in f' in el
+
+def test_without_a_program_at_a_terminal_it_is_python_prompt_with_litnn_as_torch():
+    "`python -m litnn` at a terminal: the interactive prompt, where `import torch` is litnn."
+    import pty
+    main, sub = pty.openpty()
+    p = subprocess.Popen([sys.executable, '-m', 'litnn'], stdin=sub, stdout=sub, stderr=sub, env=ENV, close_fds=True)
+    os.close(sub)
+    os.write(main, b"import torch, sys\nprint('got', torch.__name__, sys.argv, torch.ones(2).sum().item())\nexit(4)\n")
+    out = b''
+    while True:
+        try: chunk = os.read(main, 4096)
+        except OSError: break            # (the prompt exited: the terminal closed)
+        if not chunk: break
+        out += chunk
+    os.close(main)
+    assert p.wait(timeout=600) == 4
+    text = out.decode()
+    assert 'stands in for torch' in text and "got litnn [''] 2.0" in text
