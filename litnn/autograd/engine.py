@@ -15,7 +15,7 @@ from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLA
 from ..backend import _writeable_alias
 from .._tensor import _dense_order, _laid_out, _SparseArray
 from .. import fused
-from .operators import add, mul, _alpha_number
+from .operators import add, mul, _alpha_number, _first_layout
 from ..storage import _root as _memory_root, _address
 
 # %% auto #0
@@ -286,7 +286,11 @@ def _sum_grads(old, g):
     """Two gradients of one input, summed: a dense one first (sparse + dense is refused), as torch's InputBuffer::accumulate
     does without create_graph (with it, tensors here, torch adds in order and refuses too)."""
     if type(old) is _SparseArray and type(g) is not _SparseArray and not isinstance(g, Tensor): return g + old
-    return old + g
+    if type(old) is not _ndarray: return old + g     # (tensors: `add` lays its result out as below)
+    # torch adds into `old` in place when it holds the only reference and `old` is dense, else makes `old + g` with
+    # TensorIterator's layout: either way the first-arrived gradient's layout wins (asking `g` where `old` is a
+    # broadcast), where numpy's sum is row-major whenever the two disagree (a channels-last and a row-major gradient)
+    return _first_layout(old + g, old, g)
 
 def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumulate=True, only=None):
     "Run backward from `roots` (node, output_nr) seeded with `root_grads`."

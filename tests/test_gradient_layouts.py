@@ -1,0 +1,57 @@
+"""Memory layouts (strides) of gradients and outputs, compared with torch's: the engine's accumulation of two
+gradients of one input, the backward formulas' output layouts."""
+import numpy as np, pytest, torch
+import litnn
+
+
+def _x(lib, shape=(2, 3, 4, 5), fmt='channels_last'):
+    x = lib.tensor(np.random.default_rng(0).standard_normal(shape)).requires_grad_()
+    return x, x.contiguous(memory_format=getattr(lib, fmt))
+
+
+def _strides_both(f):
+    "f(lib) in torch and litnn: the strides it returns, each side."
+    return [f(lib) for lib in (torch, litnn)]
+
+
+@pytest.mark.parametrize('first_cl', [True, False])
+@pytest.mark.parametrize('fmt', ['channels_last', 'channels_last_3d'])
+def test_accumulated_gradient_keeps_first_arrived_layout(first_cl, fmt):
+    # two gradients of y: exp's is laid out as y (channels-last), mul's by a row-major constant is row-major;
+    # torch's InputBuffer adds into the first-arrived one (the later-made node runs first), numpy's sum is row-major.
+    # x's gradient is y's, copied by contiguous's backward into the layout of the sum
+    def f(lib):
+        x, y = _x(lib, (2, 3, 4, 5) if fmt == 'channels_last' else (2, 3, 2, 4, 5), fmt)
+        c = lib.ones(x.shape, dtype=x.dtype)
+        a, b = (y * c).sum(), y.exp().sum()
+        g, = lib.autograd.grad(a + b if first_cl else b + a, x)
+        return g.stride(), g.tolist()
+    (ts, tv), (ls, lv) = _strides_both(f)
+    assert ls == ts
+    np.testing.assert_allclose(lv, tv, rtol=1e-12)
+
+
+@pytest.mark.parametrize('case', ['broadcast_first', 'broadcast_second'])
+def test_accumulated_gradient_with_a_broadcast_one(case):
+    # sum's gradient is a broadcast (stride 0): TensorIterator asks the next operand for the layout
+    def f(lib):
+        x, y = _x(lib)
+        gcl = lib.rand(x.shape, dtype=x.dtype).contiguous(memory_format=lib.channels_last)
+        a, b = y.sum(), (y * gcl).sum()
+        g, = lib.autograd.grad(b + a if case == 'broadcast_first' else a + b, x)
+        return g.stride()
+    t, l = _strides_both(f)
+    assert l == t
+
+
+def test_rms_norm_input_gradient_of_channels_last_input():
+    # RMSNorm's input gradient is the sum of two (a composite in torch too): it follows the first-arrived term
+    def f(lib):
+        x, y = _x(lib)
+        out = lib.nn.functional.rms_norm(y, (4, 5))
+        gy = lib.empty_like(out).copy_(lib.ones(out.shape, dtype=out.dtype) * 0.3)
+        g, = lib.autograd.grad(out, y, gy)
+        return g.stride(), g.tolist()
+    (ts, tv), (ls, lv) = _strides_both(f)
+    assert ls == ts
+    np.testing.assert_allclose(lv, tv, rtol=1e-12)
