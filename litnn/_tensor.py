@@ -1620,12 +1620,14 @@ def _follow_layout(out, a):
     return o
 
 def _channels_last_like(out, input):
-    """Tensor `out`, made channels-last when tensor `input` is: `_follow_layout` for a kernel composed of tensor
-    operations (group_norm, interpolate, conv_transpose), whose layout is the last operation's."""
+    """Tensor `out` in tensor `input`'s suggested memory format: channels-last when `input` is, else row-major, as
+    torch's kernels allocate their outputs; `_follow_layout` for a kernel composed of tensor operations (group_norm,
+    interpolate, conv_transpose), whose own layout is the last operation's (a permuted one after interpolate's
+    per-dim products)."""
     if input.dim() in (4, 5) and not input.is_sparse and (not input._data.flags.c_contiguous or _channels_last_strides(input._data)):
         fmt = channels_last if input.dim() == 4 else channels_last_3d
         if _channels_last_strides(input._data): return out.contiguous(memory_format=fmt)
-    return out
+    return out if out.is_sparse else out.contiguous()
 
 # %% ../nbs/reference/torch/tensor_attributes.ipynb #f6e94752
 def _physical_order(t, ambiguity_check):

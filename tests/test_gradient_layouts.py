@@ -55,3 +55,20 @@ def test_rms_norm_input_gradient_of_channels_last_input():
     (ts, tv), (ls, lv) = _strides_both(f)
     assert ls == ts
     np.testing.assert_allclose(lv, tv, rtol=1e-12)
+
+
+@pytest.mark.parametrize('mode', ['nearest', 'bilinear', 'bicubic'])
+@pytest.mark.parametrize('layout', ['row_major', 'sliced', 'permuted', 'channels_last'])
+def test_interpolate_output_in_input_suggested_format(mode, layout):
+    # interpolate resamples one dim at a time on moved dims; torch's kernels allocate the output row-major, or
+    # channels-last for a channels-last input, whatever the input's own strides
+    def f(lib):
+        x = lib.tensor(np.random.default_rng(0).standard_normal((2, 3, 8, 5)))
+        x = {'row_major': x, 'sliced': x[:, :, ::2], 'permuted': x.permute(0, 2, 3, 1),
+             'channels_last': x.contiguous(memory_format=lib.channels_last)}[layout].requires_grad_()
+        y = lib.nn.functional.interpolate(x, scale_factor=2, mode=mode)
+        g, = lib.autograd.grad(y, x, lib.ones(y.shape, dtype=y.dtype))
+        return y.stride(), g.stride(), y.tolist()
+    (ty, tg, tv), (ly, lg, lv) = _strides_both(f)
+    assert (ly, lg) == (ty, tg)
+    np.testing.assert_allclose(lv, tv, rtol=1e-12, atol=1e-12)
