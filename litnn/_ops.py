@@ -419,11 +419,17 @@ topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> 
 mm(Tensor self, Tensor mat2) -> Tensor
 matmul(Tensor self, Tensor other) -> Tensor
 _sparse_addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 """
+def _convolution(*args):
+    "aten::convolution: `torch.convolution` (its module needs nn.functional, loaded after this one: imported when called)."
+    from litnn._nn_ops import convolution
+    return convolution(*args)
+
 _ATEN_KERNELS = {'index': _index, 'unfold_backward': _unfold_backward, 'index_put_': _index_put_, 'index_put': lambda self, *a, **k: _index_put_(self.clone(), *a, **k), 'slice': _slice, '_to_copy': _to_copy, '_sparse_addmm': _sparse_addmm,
                  'alias': lambda self: self[...], '_pin_memory': lambda self, device=None: self.pin_memory(device),
                  'expand': lambda self, size, *, implicit=False: self.expand(size), 'cat': _joined('cat'), 'stack': _joined('stack'),
-                 'where': lambda condition, self, other: self.where(condition, other)}
+                 'where': lambda condition, self, other: self.where(condition, other), 'convolution': _convolution}
 _ATEN = {}     # operator name -> its schemas' text
 for _s in _ATEN_SCHEMAS.split(chr(10)):
     if _s: _ATEN.setdefault(_s.split('(', 1)[0].split('.')[0], []).append('aten::' + _s)

@@ -1254,3 +1254,51 @@ def test_cholesky_ex_of_matrices_that_fail_gives_lapacks_partial_factor_as_torch
                 out.append((res.info.tolist(), np.round(np.nan_to_num(res.L.numpy().astype(np.complex128), nan=7.0), 5).tolist()))
         r.append(out)
     assert r[0] == r[1]
+
+
+# test/nn/test_convolution.py test_conv_backend: torch.ops.aten.convolution (the op every conv reaches) was missing from
+# litnn's aten namespace
+@pytest.mark.parametrize('shape, transposed, dilated, groups, bias', [
+    ((2, 6, 7), False, False, 3, True), ((2, 6, 7), True, True, 3, False), ((2, 6, 7, 8), False, True, 3, True),
+    ((2, 6, 7, 8), True, False, 3, True), ((2, 6, 5, 6, 7), False, False, 3, False), ((0, 6, 7, 8), False, False, 3, True)])
+def test_aten_convolution_as_torch(shape, transposed, dilated, groups, bias):
+    rng = np.random.default_rng(0)
+    dim = len(shape) - 2
+    xa = rng.standard_normal(shape)
+    wa = rng.standard_normal(((shape[1], 12 // groups) if transposed else (12, shape[1] // groups)) + (3,) * dim)
+    ba = rng.standard_normal(12)
+    res = []
+    for L in LIBS:
+        x, w = L.tensor(xa, requires_grad=True), L.tensor(wa, requires_grad=True)
+        b = L.tensor(ba, requires_grad=True) if bias else None
+        out = L.ops.aten.convolution(x, w, b, (2,) * dim, (1,) * dim, (2 if dilated else 1,) * dim, transposed, (0,) * dim, groups)
+        out.sum().backward()
+        res.append((out.detach().numpy(), x.grad.numpy(), w.grad.numpy(), None if b is None else b.grad.numpy(), str(L.ops.aten.convolution)))
+    for a, t in zip(*res):
+        if isinstance(a, np.ndarray): np.testing.assert_allclose(a, t, rtol=1e-10, atol=1e-10)
+        else: assert a == t
+
+
+def test_aten_convolution_refuses_a_wrong_argument_type_as_torch():
+    _same_error(lambda L: L.ops.aten.convolution.default(L.ones(1, 1, 3), L.ones(1, 1, 2), None, 1.5, [0], [1], False, [0], 1))
+
+
+# test/test_stateless.py test_functional_call_with_jit: functional_call refuses TorchScript modules ("Jitted modules");
+# litnn's jit.script/trace return the module itself (which stays usable), but a ScriptModule subclass is refused
+def test_functional_call_refuses_a_script_module_as_torch():
+    def call(L):
+        class M(L.jit.ScriptModule):
+            def __init__(self):
+                super().__init__()
+                self.l = L.nn.Linear(1, 1)
+        return L.func.functional_call(M(), {}, (L.ones(1, 1),))
+    _same_error(call)
+    _same_error(lambda L: L.nn.utils.stateless.functional_call(M2(L)(), {}, (L.ones(1, 1),)))
+
+
+def M2(L):
+    class M(L.jit.ScriptModule):
+        def __init__(self):
+            super().__init__()
+            self.l = L.nn.Linear(1, 1)
+    return M

@@ -94,6 +94,8 @@ def _reparametrize_module(module:Module, parameters_and_buffers:dict, tie_weight
 # %% ../../../nbs/32_functional_call.ipynb #c1f91878
 def _functional_call(module:Module, parameters_and_buffers:dict, args=None, kwargs=None, *, tie_weights=True, strict=False):
     "`module(*args, **kwargs)` computed with `parameters_and_buffers` in place of the module's own."
+    from litnn.jit import ScriptModule    # TorchScript's modules (litnn's `script`/`trace` return the module itself: it stays usable)
+    if isinstance(module, ScriptModule): raise RuntimeError("The stateless API can't be used with Jitted modules")
     from litnn.nn.parallel import DataParallel    # nn.parallel imports nn.utils: import it when called
     if isinstance(module, DataParallel): raise RuntimeError("The stateless API can't be used with nn.DataParallel module")
     kwargs = {} if kwargs is None else kwargs
