@@ -647,7 +647,7 @@ def gelu(input, approximate='none'):
 import numpy as np
 from . import fused
 from .backend import array_namespace, patch, _checked_scalar
-from ._tensor import Tensor, _array_of, _as_array, _LEGACY, _inference_tensor, _relaid, _preserved_order
+from ._tensor import Tensor, _array_of, _as_array, _LEGACY, _inference_tensor, _relaid, _preserved_order, _SparseArray
 from .backend import _by_np
 from ._creation import zeros_like
 from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray, _new, _counter, _accumulator, _fp_note
@@ -672,6 +672,7 @@ class _Unary(Op):
     @classmethod
     def forward(cls, ctx, x, **kw):
         a = x._data
+        if type(a) is _SparseArray: return _sparse_unary(cls, ctx, x, kw)    # on the stored values alone (reference/sparse)
         xp = np if type(a) is np.ndarray else array_namespace(a)
         if kw: kw = {k: v.item() if isinstance(v, np.generic) or isinstance(v, Tensor) and v._data.ndim == 0 else v for k, v in kw.items()}   # numpy scalars
             # (softplus(x, beta=np.log(2))) are numbers to torch: no float64; and so are 0-dim tensors (its parser's Scalars: leaky_relu(x, tensor(0.2)))
@@ -2641,6 +2642,18 @@ Tensor.resize_as_ = resize_as_
 from ._tensor import _sparse_grad_ops, _SparseArray, _coo, _csr, _compressed, _coalesced, _dense, _plain, _sparse_of, _smm_array, _unsupported, sparse_coo, sparse_csr
 from ._tensor import _dense_to_compressed, _from_dense, strided, _sparse_invariants, _COMPRESSED, _ROW_LAYOUTS, _BLOCK_LAYOUTS, _LAYOUT_NAMES
 from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
+from ._tensor import _on_values
+from .autograd.graph import _NO_CTX
+
+# %% ../nbs/reference/sparse.ipynb #02536bc8
+def _sparse_unary(cls, ctx, x, kw):
+    "The forward of unary op `cls` (a `_Unary`) on sparse tensor `x`: its dense forward on the values, as `_on_values` rules."
+    out = _on_values(x._data, lambda v: cls.forward(_NO_CTX, Tensor._make(v), **kw), cls.__name__[:-9].lower())
+    if ctx is not _NO_CTX:       # what the derivative needs, as the dense forward keeps it
+        if cls.saves == 'x': ctx.save_for_backward(x)
+        elif cls.saves == 'y': ctx._out = out
+        if kw: ctx.kw = kw
+    return out
 
 # %% ../nbs/reference/sparse.ipynb #29cb1f7d
 class SparseCooTensorWithDimsAndTensorsBackward0(Op):

@@ -967,6 +967,25 @@ class _SparseNamespace:
 
 B._array_types[_SparseArray] = _SparseNamespace()
 
+# %% ../nbs/reference/sparse.ipynb #03fdc725
+_ZERO_PRESERVING = set("""abs neg sqrt sin tan tanh asin atan sinh asinh atanh expm1 log1p sign sgn floor ceil round trunc frac erf
+    erfinv deg2rad rad2deg relu isnan isinf isposinf isneginf signbit nan_to_num conj_physical""".split())   # torch's sparse unary kernels
+_LINEAR = ('neg', 'conj_physical')    # f(a) + f(b) = f(a + b): these need no coalescing
+
+def _on_values(a, f, op):
+    "Elementwise `op` of sparse array `a`, for an `op` with f(0) = 0: `f` of the (coalesced) stored values, the pattern kept."
+    if op not in _ZERO_PRESERVING:
+        if a.layout is sparse_coo: raise _no_sparse_kernel(op)
+        raise RuntimeError(f"unsupported tensor layout: {_LAYOUT_NAMES[a.layout]}")
+    if a.layout is sparse_coo and op not in _LINEAR: a = _coalesced(a)
+    return _SparseArray(a.layout, a.indices, f(a.values), a.shape, a.coalesced)
+
+def _sparse_inplace_check(a, op):
+    "In place, torch's kernels write the stored values of a COO tensor as its elements: they refuse an uncoalesced one."
+    name = getattr(op, '__name__', '')
+    if a.layout is sparse_coo and not a.coalesced and name in _ZERO_PRESERVING and name not in _LINEAR:
+        raise RuntimeError(f"{name}_ requires coalesced input")
+
 # %% ../nbs/reference/sparse.ipynb #7cae46f1
 def _positions(a):
     "The (row, column) of each entry of compressed array `a` (of each block, for BSR/BSC), in stored order."

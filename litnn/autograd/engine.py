@@ -13,7 +13,7 @@ from .graph import AccumulateGrad, Node, Op, _edge, _plain_node, _FREED, _SECOND
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLAP, _dense, _check_partial_overlap
 from ..backend import _writeable_alias
-from .._tensor import _dense_order, _laid_out, _SparseArray
+from .._tensor import _dense_order, _laid_out, _SparseArray, _sparse_inplace_check, sparse_coo
 from .. import fused
 from .operators import add, mul, _alpha_number, _first_layout
 from ..storage import _root as _memory_root, _address
@@ -192,8 +192,9 @@ def _claim(g, claimed):
 def _obey_layout(g, a, owned):
     """A new `.grad` array from gradient `g` for leaf array `a`, by torch's layout contract: the leaf's strides when it
     is dense but not row-major (a channels-last or transposed parameter), else row-major. `owned`: `g` may be kept."""
-    if type(g) is _SparseArray:     # no strides to follow: kept if its values are contiguous, else cloned (torch's AccumulateGrad)
-        return g if owned and g.values.flags.c_contiguous else g.copy()
+    if type(g) is _SparseArray:     # no strides to follow: kept if its values are contiguous, else cloned (torch's AccumulateGrad,
+        if not (owned and g.values.flags.c_contiguous): return g.copy()   # which makes a kept COO gradient anew from its indices
+        return _SparseArray(g.layout, g.indices, g.values, g.shape, g.layout is not sparse_coo or g.nnz < 2)   # and values: unflagged past one entry)
     if type(a) is _SparseArray: return g if owned else g.copy()
     order = _dense_order(a)                      # None: a row-major leaf (the common case, one flag test), or one with gaps
     if order is None:
@@ -708,11 +709,13 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, _records=True, **k
         a = self._data        # (the fast path writes in the array's dtype: half precision with a number computes as the op does)
         try:
             with np.errstate(all='ignore'): _write(array_namespace(a), a, *[v._data if isinstance(v, Tensor) else v for v in args])   # (it cannot run twice: 12_backprop_graph)
-        except (TypeError, ValueError, OverflowError): pass    # a dtype, shape, device or number-range problem: the general path raises torch's error
+        except (TypeError, ValueError, OverflowError, NotImplementedError): pass    # a dtype, shape, device or number-range problem, or a
+            # sparse tensor (its values change through the op itself): the general path raises torch's error
         else:
             _bump(self)
             return self
     _check_inplace(self, recording)
+    if type(self._data) is _SparseArray: _sparse_inplace_check(self._data, op)    # (reference/sparse)
     if isinstance(op, Tensor): result = op
     else:
         src = self
