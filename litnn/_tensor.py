@@ -701,7 +701,7 @@ def is_nonzero(input):
     "The truth of a one-element tensor."
     n = input.numel()
     if n != 1: raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} is ambiguous")
-    return bool(input.item())
+    return bool(input)      # (through Tensor.__bool__: what a capture sees is control flow on data, not a number)
 
 for _f in (is_complex, is_signed, is_same_size, is_inference, is_nonzero): setattr(Tensor, _f.__name__, _f)
 

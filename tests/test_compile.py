@@ -323,9 +323,27 @@ def test_explain_output_as_torchs():
     assert (clean.graph_count, clean.graph_break_count, clean.op_count) == (1, 0, 2)
 
 
-def test_fullgraph_raises_at_a_break():
-    cf = litnn.compile(lambda x: x * x.sum().item(), fullgraph=True)
-    with pytest.raises(litnn._dynamo.exc.Unsupported, match='item'): cf(litnn.ones(2))
+FULLGRAPH_READS = {      # torch 2.13's fullgraph=True: numbers read from data are symbols in its graph, numpy is traced
+    'item': (lambda T: lambda x: x * x.sum().item(), None), 'float': (lambda T: lambda x: x * float(x.sum()), None),
+    'int': (lambda T: lambda x: x + int(x.sum()), None), 'numpy': (lambda T: lambda x: T.from_numpy(x.numpy() * 2), None),
+    'format': (lambda T: lambda x: (f'{x.sum():.2f}', x + 1)[1], None),
+    'item as a size': (lambda T: lambda x: T.zeros(int(x.sum().item())), None),
+    # ... and what it refuses: Python control flow on data, printing, numpy outside torch's tracing, tolist of floats
+    'bool': (lambda T: lambda x: x + 1 if x.sum() > 0 else x - 1, 'Unsupported'),
+    'print': (lambda T: lambda x: (print('hi'), x + 1)[1], 'Unsupported'),
+    'repr': (lambda T: lambda x: (repr(x), x + 1)[1], 'Unsupported'),
+    'tolist': (lambda T: lambda x: x + sum(x.tolist()), 'Unsupported'),
+}
+
+@pytest.mark.parametrize('case', list(FULLGRAPH_READS))
+def test_fullgraph_captures_the_reads_torch_captures_and_refuses_the_rest(case, capsys):
+    make, err = FULLGRAPH_READS[case]
+    def run(T):
+        cf = T.compile(make(T), fullgraph=True)
+        try: return [cf(T.ones(3) * k).tolist() for k in (1, 2, 2)]       # (the third call: a replay, or eager again)
+        except RuntimeError as e: return type(e).__name__
+    assert run(litnn) == run(torch)
+    assert (run(litnn) == err) if err else isinstance(run(litnn), list)
     assert issubclass(litnn._dynamo.exc.Unsupported, RuntimeError) and issubclass(torch._dynamo.exc.Unsupported, RuntimeError)
 
 

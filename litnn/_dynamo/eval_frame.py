@@ -209,7 +209,9 @@ def _recorded_function(fn):
         try: out = fn(*args, **kw)
         finally: cap.calls -= 1; read, cap.read = cap.read, outer
         if not cap.active: return out
-        if read is not None and not (out is None or _only_tensors(out)): cap.graph_break(read); return out
+        if read is not None and not (out is None or _only_tensors(out)):      # (`is_nonzero`, `equal`: a bool for an `if`)
+            cap.graph_break(f"{getattr(fn, '__name__', 'a torch function')}(): a Python value computed from a tensor's data ({read})")
+            return out
         outs = _flatten(out, [], [])[0] if out is not None else []
         new = builtins.any(id(t) not in cap.slots and id(t) not in cap.externals for t in outs)
         wrote = len(cap.steps) == n0 and builtins.any(_version_of(t) != v for t, v in zip(ts, before))
@@ -337,6 +339,8 @@ _BREAKS = {'item': "Tensor.item(): a Python number read from a tensor's data",
            'numpy': "Tensor.numpy(): a numpy array of a tensor's data",
            '__array__': "a numpy conversion of a tensor's data",
            '__repr__': "printing a tensor", '__format__': "formatting a tensor"}
+# the reads torch's `fullgraph=True` captures (symbolic numbers, traced numpy): no error there, eager here
+_SCALAR_READS = {_BREAKS[n] for n in ('item', '__float__', '__int__', 'numpy', '__format__')}
 
 def _print(*args, **kw):
     cap = _Capture.current      # not the function's: another thread's print, a finalizer's that the garbage collector
@@ -1708,7 +1712,8 @@ class _Compiled:
         graph = builtins.any(t.grad_fn is not None and t.grad_fn not in cap.consumed for t in outs)
         prog = _Program(cap, len(inputs), out_spec, graph)
         if cap.breaks:
-            if self.fullgraph: raise _unsupported(cap.breaks[0].reason)
+            hard = [b.reason for b in cap.breaks if b.reason not in _SCALAR_READS]
+            if self.fullgraph and hard: raise _unsupported(hard[0])
             prog.steps = None
         prog.breaks, prog.segments = cap.breaks, cap.segments
         if lower and not cap.breaks and self.generates_code(): prog.lowered = _lower(cap, prog, inputs)   # (see Lowering)
