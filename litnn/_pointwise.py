@@ -653,7 +653,7 @@ from ._creation import zeros_like
 from .autograd.graph import Op, _NO_CTX, _plain_apply, _quiet, _ndarray, _new, _counter, _accumulator, _fp_note
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _scalar, _refuse_integers, _half, _opmath, _dispatch, _FLOATING, _FLOATING_AND_COMPLEX
-from .autograd.operators import sub, div, _dunder
+from .autograd.operators import sub, div, _dunder, _first_layout
 from .autograd.engine import _inplace, _axpy, _inplace_plain
 from .autograd.operators import _bool_error, _alpha_number
 from .autograd.graph import _check_tensors
@@ -778,20 +778,21 @@ def _drelu(g, x, y):
     "`g` where `y` is not <= 0 (NaN passes `g`, as torch), else exactly 0: one compiled pass where numba takes the arrays (`36_fused_kernels`)."
     big = not isinstance(g, Tensor) and not isinstance(y, Tensor) and g.size >= 4096    # small: numpy (and no numba at import)
     r = fused.relu_backward(g, y) if big else None
-    return r if r is not None else _masked(g, ~(_array_of(y) <= 0))
+    r = r if r is not None else _masked(g, ~(_array_of(y) <= 0))
+    return _first_layout(r, _array_of(y), g)     # (torch's threshold_backward: the result's layout first, then g's)
 
 def _dsigmoid(g, x, y):
     return g * (_scalar(1, y) - y) * y               # torch's order: g (1 - y) y (g y - g y² makes inf - inf)
 
 def _dsigmoid_into(g, y):
-    "`_dsigmoid` on numpy arrays of one dtype, into one new array."
-    t = np.subtract(_scalar(1, y), y)
+    "`_dsigmoid` on numpy arrays of one dtype, into one new array, laid out as `g` (unless a broadcast), as torch's sigmoid_backward."
+    t = np.subtract(_scalar(1, y), y, out=np.empty_like(y if 0 in g.strides else g))
     np.multiply(g, t, out=t)
     return np.multiply(t, y, out=t)
 
 def _dtanh_into(g, y):
-    "tanh's derivative times g, `g * (1 - y * y)`, on numpy arrays of one dtype, into one new array."
-    t = np.multiply(y, y)
+    "tanh's derivative times g, `g * (1 - y * y)`, on numpy arrays of one dtype, into one new array laid out as `_dsigmoid_into`'s."
+    t = np.multiply(y, y, out=np.empty_like(y if 0 in g.strides else g))
     np.subtract(_scalar(1, y), t, out=t)
     return np.multiply(g, t, out=t)
 

@@ -72,3 +72,23 @@ def test_interpolate_output_in_input_suggested_format(mode, layout):
     (ty, tg, tv), (ly, lg, lv) = _strides_both(f)
     assert (ly, lg) == (ty, tg)
     np.testing.assert_allclose(lv, tv, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize('op', ['relu', 'sigmoid', 'tanh'])
+@pytest.mark.parametrize('cot', ['row_major', 'like_output', 'broadcast'])
+@pytest.mark.parametrize('layout', ['channels_last', 'transposed'])
+def test_activation_gradient_layout(op, cot, layout):
+    # torch's threshold_backward(grad, result) takes the result's layout first; sigmoid_backward and tanh_backward
+    # (grad, output) take the gradient's, the output's where the gradient is a broadcast (sum's)
+    def f(lib):
+        x = lib.tensor(np.random.default_rng(0).standard_normal((2, 3, 4, 5)))
+        x = (x.contiguous(memory_format=lib.channels_last) if layout == 'channels_last' else x.transpose(1, 3)).requires_grad_()
+        y = getattr(x, op)()
+        if cot == 'broadcast': g, = lib.autograd.grad(y.sum(), x)
+        else:
+            c = lib.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)))
+            g, = lib.autograd.grad(y, x, lib.empty_like(y).copy_(c) if cot == 'like_output' else c)
+        return g.stride(), g.tolist()
+    (ts, tv), (ls, lv) = _strides_both(f)
+    assert ls == ts
+    np.testing.assert_allclose(lv, tv, rtol=1e-12, atol=1e-15)
