@@ -899,6 +899,7 @@ _sparse_grad_ops = {}   # name -> the Op that carries a gradient through a conve
 class _SparseFlags:
     "A sparse array's `flags`: writeable (autograd's engine asks), and no memory layout to report."
     writeable = True
+    c_contiguous = True      # (nothing to lay out row-major: what a reduction's result is asked)
     def __getattr__(self, name): raise _unsupported(f"'flags.{name}'")
 
 class _SparseArray:
@@ -979,6 +980,22 @@ def _on_values(a, f, op):
         raise RuntimeError(f"unsupported tensor layout: {_LAYOUT_NAMES[a.layout]}")
     if a.layout is sparse_coo and op not in _LINEAR: a = _coalesced(a)
     return _SparseArray(a.layout, a.indices, f(a.values), a.shape, a.coalesced)
+
+def _sparse_array_sum(a, axis=None, dtype=None, keepdims=False):
+    """The sum of COO array `a` over `axis` (all dims: None): its values summed over the dense dims among them, then the
+    entries that meet once the summed sparse dims are dropped (kept as 0 with `keepdims`) added. Sparse while a sparse
+    dim is left (coalesced, but with `keepdims`, as torch's), else a dense array."""
+    a = _coalesced(a)
+    v = a.values if dtype is None else a.values.astype(dtype)
+    xp, sd = array_namespace(v), a.indices.shape[0]
+    dims = range(a.ndim) if axis is None else sorted({d % a.ndim for d in (axis if isinstance(axis, (list, tuple)) else [axis])})
+    if builtins.any(d >= sd for d in dims): v = v.sum(tuple(d - sd + 1 for d in dims if d >= sd), keepdims=keepdims)
+    keep = [d for d in range(sd) if d not in dims]
+    if not keep and not keepdims: return xp.asarray(v.sum(0), v.dtype)
+    out = _coalesced(_SparseArray(sparse_coo, a.indices[keep], v, tuple(a.shape[d] for d in keep) + v.shape[1:]))
+    if not keepdims: return out
+    idx = xp.zeros((sd, out.nnz), np.int64); idx[keep] = out.indices     # the summed sparse dims back, at index 0
+    return _SparseArray(sparse_coo, idx, out.values, tuple(1 if d in dims else a.shape[d] for d in range(sd)) + v.shape[1:])
 
 def _sparse_inplace_check(a, op):
     "In place, torch's kernels write the stored values of a COO tensor as its elements: they refuse an uncoalesced one."

@@ -268,7 +268,7 @@ def test_indices_are_checked():
 def test_unsupported_dense_ops_raise():
     "What litnn does not run on sparse tensors raises NotImplementedError (torch's type for missing sparse kernels)."
     s = coo(litnn)
-    for f in (lambda: s.exp(), lambda: s.view(-1), lambda: s[0], lambda: s.sum(1),
+    for f in (lambda: s.exp(), lambda: s.view(-1), lambda: s[0],
               lambda: s.mean(), lambda: s ** 2, lambda: s == s, lambda: s.max(), lambda: litnn.exp(s),
               lambda: s.tolist(), lambda: s.flip(0)):
         with pytest.raises(NotImplementedError): f()
@@ -559,3 +559,13 @@ def test_ops_without_sparse_kernels_are_refused():
         assert str(te).startswith(str(le)) and f"'aten::{name}'" in str(le)    # (torch lists its backends after)
         te, le = same_error(lambda lib: getattr(lib, name)(coo(lib).to_sparse_csr()))
         assert str(le) == str(te)
+
+@pytest.mark.parametrize('dim', [0, 1, -1, (0, 1), [1, 0]])
+def test_sum_over_dims(dim):
+    "Tensor.sum(dim) and torch.sum of a COO tensor: sparse while a sparse dim is left, coalesced, as torch's; keepdim too."
+    same(*both(lambda lib: coo(lib).sum(dim)))
+    same(*both(lambda lib: lib.sum(coo(lib), dim, dtype=lib.float64)))
+    same(*both(lambda lib: lib.sparse.sum(coo(lib), dim)))
+    same(*both(lambda lib: coo(lib, idx=np.array([[0, 1, 1, 0]]), val=np.ones((4, 2), np.float32), size=(3, 2)).sum(dim)))   # a dense dim
+    if not isinstance(dim, int): return
+    same(*both(lambda lib: coo(lib).sum(dim, keepdim=True)))          # (torch: the summed dim's index 0, uncoalesced)

@@ -7,7 +7,7 @@ __all__ = ['mm', 'addmm', 'sum', 'softmax', 'log_softmax', 'FloatTensor', 'Doubl
 
 # %% ../../nbs/reference/sparse.ipynb #46d11ca1
 import builtins, numpy as np
-from .._tensor import Tensor, strided, _SparseArray, _coalesced, _sparse_of, _plain, _unsupported, sparse_coo, _LAYOUT_NAMES
+from .._tensor import Tensor, strided, _SparseArray, _coalesced, _sparse_of, _plain, _unsupported, sparse_coo, _LAYOUT_NAMES, _sparse_array_sum
 from .._products import _sparse_mm
 
 # %% ../../nbs/reference/sparse.ipynb #e8da14c2
@@ -29,16 +29,8 @@ def addmm(mat, mat1, mat2, *, beta=1., alpha=1.):
 def sum(input, dim=None, dtype=None):
     "Sum of a COO tensor's values: all of them (a dense 0-d tensor), or over `dim` (sparse while a sparse dim is left)."
     if type(input._data) is not _SparseArray: return input.sum(dtype=dtype) if dim is None else input.sum(dim, dtype=dtype)
-    a = _coalesced(_plain(input, 'sparse.sum'))
-    v = a.values if dtype is None else a.values.astype(dtype.np)
-    if dim is None: return Tensor._make(np.asarray(v.sum(), v.dtype))
-    dims = sorted({d % a.ndim for d in (dim if isinstance(dim, (list, tuple)) else [dim])})
-    sd = a.indices.shape[0]
-    if any(d >= sd for d in dims): v = v.sum(tuple(d - sd + 1 for d in dims if d >= sd))
-    keep = [d for d in range(sd) if d not in dims]
-    if not keep: return Tensor._make(np.asarray(v.sum(0), v.dtype))
-    shape = tuple(s for d, s in enumerate(a.shape) if d not in dims)
-    return Tensor._make(_coalesced(_SparseArray(sparse_coo, a.indices[keep], v, shape)))
+    a = _plain(input, 'sparse.sum')
+    return Tensor._make(_sparse_array_sum(a, dim, None if dtype is None else dtype.np))
 
 # %% ../../nbs/reference/sparse.ipynb #4420f921
 def _softmax(input, dim, dtype, log):
