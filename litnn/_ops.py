@@ -147,12 +147,12 @@ def _fits(t, v):
     if t.endswith('?'): return v is None or _fits(t[:-1], v)
     if t.endswith(']'):
         base = t[:t.index('[')]
-        if base in ('int', 'SymInt') and isinstance(v, int): return True     # an int for an int[N]: repeated, as torch
+        if base in ('int', 'SymInt') and isinstance(v, int): return t[t.index('[') + 1] != ']'     # an int for an int[N]: repeated, as torch; an int[] takes a list
         return isinstance(v, (list, tuple)) and all(_fits(base, x) for x in v)
     if t == 'Tensor': return isinstance(v, Tensor)
     if t in ('int', 'SymInt'): return isinstance(v, int) and not isinstance(v, Tensor)
     if t == 'float': return isinstance(v, (int, float)) and not isinstance(v, Tensor)
-    if t == 'bool': return isinstance(v, bool)
+    if t == 'bool': return isinstance(v, (bool, int, float))     # (torch's parser takes a number for a bool: its truth)
     if t == 'str': return isinstance(v, str)
     if t == 'Scalar': return isinstance(v, (bool, int, float, complex))
     if t == 'ScalarType': return isinstance(v, dtype)
@@ -177,6 +177,8 @@ def _bind(schema, args, kwargs):
         if not _fits(a.type, v):
             raise RuntimeError(f"{q}() Expected a value of type '{_py_name(a.type)}' for argument '{a.name}' but instead found type "
                                f"'{type(v).__name__}'.\nPosition: {i}\nValue: {v!r}\nDeclaration: {decl}\nCast error details: ")
+        if a.type == 'bool' and not isinstance(v, bool): v = bool(v)     # the value torch's parser passes on: a number's truth,
+        elif a.type in ('int', 'SymInt') and isinstance(v, bool): v = int(v)     # a bool's 0 or 1
         if a.kwarg_only: kw[a.name] = v
         else: values.append(v)
     return tuple(values), kw

@@ -1302,3 +1302,21 @@ def M2(L):
             super().__init__()
             self.l = L.nn.Linear(1, 1)
     return M
+
+
+# found calling torch.ops.aten.convolution as test_convolution.py does: torch's operator argument parser takes a number
+# for a bool (its truth) and a bool for an int, but no lone int for an int[] without a size (litnn took 0 for flip's dims
+# and refused transposed=0)
+@pytest.mark.parametrize('call', [
+    lambda L, x: L.ops.aten.flip.default(x, 0), lambda L, x: L.ops.aten.flip.default(x, [0]),
+    lambda L, x: L.ops.aten.view.default(x, 3), lambda L, x: L.ops.aten.sort.default(x, 0, 1)[0],
+    lambda L, x: L.ops.aten.sort.default(x, 0, 1.0)[0], lambda L, x: L.ops.aten.sort.default(x, True, False)[0],
+    lambda L, x: L.ops.aten.sum.dim_IntList(x.reshape(1, 3), 1), lambda L, x: L.ops.aten.amax.default(x.reshape(1, 3), 1),
+    lambda L, x: L.ops.aten.convolution.default(x.reshape(1, 1, 3), L.ones(2, 1, 2), None, [1], [0], [1], 0, [0], True),
+    lambda L, x: L.ops.aten.convolution.default(x.reshape(1, 1, 3), L.ones(1, 2, 2), None, [2], [0], [1], 1, [1], 1)])
+def test_aten_argument_conversions_as_torch(call):
+    r = []
+    for L in LIBS:
+        try: r.append(call(L, L.tensor([3., 1., 2.])).tolist())
+        except Exception as e: r.append((type(e).__name__, str(e).split('\n')[0].replace('litnn', 'torch')))
+    assert r[0] == r[1], r
