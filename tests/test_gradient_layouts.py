@@ -92,3 +92,47 @@ def test_activation_gradient_layout(op, cot, layout):
     (ts, tv), (ls, lv) = _strides_both(f)
     assert ls == ts
     np.testing.assert_allclose(lv, tv, rtol=1e-12, atol=1e-15)
+
+
+def _strided(lib, shape, layout):
+    x = lib.tensor(np.random.default_rng(0).standard_normal(shape))
+    if layout == 'transposed': return x.mT.contiguous().mT
+    if layout == 'channels_last': return x.contiguous(memory_format=lib.channels_last)
+    return x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)     # 'permuted': (N, H, W, C) in memory, not channels-last strides
+
+
+@pytest.mark.parametrize('loss', ['huber_loss', 'smooth_l1_loss', 'multi_margin_loss'])
+@pytest.mark.parametrize('layout', ['transposed', 'channels_last'])
+def test_loss_kernel_gradients_are_row_major(loss, layout):
+    # torch's huber/smooth_l1 backward kernels write zeros_like(input, LEGACY_CONTIGUOUS_MEMORY_FORMAT), and
+    # multi_margin_loss's reads input.contiguous(): row-major gradients for input and target, whatever their layouts
+    if loss == 'multi_margin_loss' and layout == 'channels_last': pytest.skip('multi_margin_loss takes 1-d or 2-d input')
+    def f(lib):
+        shape = (5, 6) if layout == 'transposed' else (2, 3, 4, 5)
+        x, y = _strided(lib, shape, layout).requires_grad_(), _strided(lib, shape, layout).mul(0.5).requires_grad_()
+        F = lib.nn.functional
+        if loss == 'multi_margin_loss':
+            out = F.multi_margin_loss(x, lib.tensor([0, 2, 1, 5, 3]))
+            g = lib.autograd.grad(out, [x])
+        else:
+            out = getattr(F, loss)(x, y, reduction='sum')
+            g = lib.autograd.grad(out, [x, y])
+        return [t.stride() for t in g], [t.tolist() for t in g]
+    (ts, tv), (ls, lv) = _strides_both(f)
+    assert ls == ts
+    np.testing.assert_allclose(lv, tv, rtol=1e-12)
+
+
+@pytest.mark.parametrize('shape,layout', [((4, 6, 5), 'transposed'), ((2, 6, 4, 5), 'permuted'), ((2, 6, 4, 5), 'channels_last')])
+def test_group_norm_gradient_in_suggested_format(shape, layout):
+    # torch's group norm reads X.contiguous(suggest_memory_format): row-major unless the input is channels-last
+    def f(lib):
+        x = _strided(lib, shape, layout).requires_grad_()
+        w = lib.ones(6, dtype=x.dtype).requires_grad_()
+        y = lib.nn.functional.group_norm(x, 3, w)
+        c = lib.tensor(np.random.default_rng(1).standard_normal(shape))
+        gx, gw = lib.autograd.grad(y, [x, w], lib.empty_like(y).copy_(c))
+        return y.stride(), gx.stride(), gx.tolist()
+    (ty, ts, tv), (ly, ls, lv) = _strides_both(f)
+    assert (ly, ls) == (ty, ts)
+    np.testing.assert_allclose(lv, tv, rtol=1e-9, atol=1e-12)

@@ -2316,7 +2316,7 @@ import numpy as np
 from ..autograd.graph import _check_tensors
 from ..autograd.broadcasting import _float_dtype, _refuse_integers, _dispatch, _FLOATING
 from .. import amp
-from .._tensor import _channels_last_like, Tensor
+from .._tensor import _channels_last_like, _channels_last_strides, Tensor
 from ..backend import _cpp
 from .._flags import _warn_once
 from ..autograd.engine import _one_node
@@ -2418,7 +2418,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 @_one_node('NativeGroupNormBackward0')    # the views around the groups' node are inside it: the output's grad_fn is torch's
 def _group_norm(input, weight, bias, g, eps):
     n, c, *spatial = input.shape
-    grouped = input.reshape(n, g, c // g, *spatial)
+    # torch's kernel reads the input in its suggested memory format (X.contiguous(suggest_memory_format)): a transposed or
+    # permuted input is made row-major first, so its gradient is row-major too; a channels-last one stays as it is
+    x = input if _channels_last_strides(input._data) else input.contiguous()
+    grouped = x.reshape(n, g, c // g, *spatial)
     dims, rest = tuple(range(2, grouped.dim())), tuple(range(3, grouped.dim()))
     out = NativeGroupNormBackward0.apply(grouped, weight, bias, dims=dims, pdims=(0,) + rest,
                                          pshape=(1, g, c // g) + (1,) * len(spatial), eps=eps)
@@ -4305,7 +4308,8 @@ class _PiecewiseLoss(Op):
     @staticmethod
     def backward(ctx, g):
         (x, y), (reduction, k) = ctx.saved_tensors, ctx.o
-        gx = type(ctx)._slope(x - y, k) * (g / x.numel() if reduction == 'mean' and x.numel() else g)
+        # torch's smooth_l1/huber backward kernels write into zeros_like(input, LEGACY_CONTIGUOUS_MEMORY_FORMAT): row-major
+        gx = (type(ctx)._slope(x - y, k) * (g / x.numel() if reduction == 'mean' and x.numel() else g)).contiguous()
         nx, ny = ctx.needs_input_grad
         return gx if nx else None, -gx if ny else None
 
@@ -4524,7 +4528,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.dtype != input.dtype:     # (the kernel reads the weight as the input's type, before the targets' range)
         raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(weight)}")
     if target.numel() and bool(((target < 0) | (target >= c)).any()): raise RuntimeError("target out of range")
-    x, t, single = _batched(input, target.reshape(()) if input.dim() <= 1 else target)
+    # torch's kernel reads input.contiguous() and writes a row-major gradient: a transposed input's gradient is row-major
+    x, t, single = _batched(input.contiguous(), target.reshape(()) if input.dim() <= 1 else target)
     z = (margin - x.gather(1, t.unsqueeze(1)) + x).clamp(min=0)
     if p == 2: z = z * z
     if weight is not None: z = z * weight[t].unsqueeze(1)
