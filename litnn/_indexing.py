@@ -17,7 +17,7 @@ from .autograd.broadcasting import _cast, _reduce, _shape
 from .autograd.engine import _inplace, _check_inplace, _check_indexed_write, _check_no_overlap, _EXPANDED_VIEW, _repeats
 from .autograd.broadcasting import _check_partial_overlap
 from ._views import _view_of
-from ._views import _Index, _Chain, _ALL, _is_all, _put, _put_through, _get, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
+from ._views import _Index, _Chain, _ALL, _is_all, _put, _put_through, _get, _compact, SelectBackward0, SliceBackward0, AliasBackward0, UnsqueezeBackward0
 from ._views import unbind
 from ._flags import _stacklevel_outside, _warn_once
 
@@ -230,9 +230,10 @@ def gather(input, dim, index, *, sparse_grad=False):
     for k, (m, n) in enumerate(zip(a.shape, s)):
         if k != d and m > n and a.size: raise RuntimeError(f"Size does not match at dimension {k} expected index {list(a.shape)} to be no larger than self {list(s)} apart from dimension {d}")
     if a.size:      # numpy would wrap a negative index; torch refuses the first bad one, in order
-        n = s[d] if s else 1
-        bad = (a < 0) | (a >= n)
-        if bool(bad.any()): raise RuntimeError(f"index {builtins.int(a[bad].reshape(-1)[0])} is out of bounds for dimension {d} with size {n}")
+        n, c = s[d] if s else 1, _compact(a)      # (an expanded index checked once per element it holds)
+        if bool(c.min() < 0) or bool(c.max() >= n):
+            bad = (a < 0) | (a >= n)
+            raise RuntimeError(f"index {builtins.int(a[bad].reshape(-1)[0])} is out of bounds for dimension {d} with size {n}")
     try: return GatherBackward0.apply(input, key=_along(a, d), index=index if isinstance(index, Tensor) else None, sparse_grad=sparse_grad)
     except IndexError as e: raise RuntimeError(str(e).replace('axis', 'dimension')) from None
 

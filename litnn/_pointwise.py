@@ -759,10 +759,13 @@ def _max0(xp, a):
     return xp.maximum(xp.zeros_like(a) if xp is np and a.dtype.kind == 'f' and a.size >= 4096 else 0, a)
 def _leaky_relu(xp, a, negative_slope=0.01):
     """a where a > 0, else a times the slope: for a slope in (0, 1) the larger of a and a times it, for a slope over 1 the
-    smaller (the same bits, NaN payloads too, in one pass without a mask)."""
-    if xp is np and a.dtype.kind == 'f' and a.size >= 4096 and isinstance(negative_slope, (int, float)) and negative_slope > 0:
-        if negative_slope < 1: return np.maximum(a, a * negative_slope)    # (a * slope rounds no further from 0 than a)
-        if negative_slope > 1: return np.minimum(a, a * negative_slope)    # (a * slope no nearer to 0; inf where it overflows)
+    smaller (the same bits, NaN payloads too, in one pass without a mask). The slope may be an array of a's dtype that
+    broadcasts to it (prelu's, one per channel): the same where all its slopes are on one side of 1."""
+    if xp is np and a.dtype.kind == 'f' and a.size >= 4096 and (isinstance(negative_slope, (int, float)) or type(negative_slope)
+            is np.ndarray and negative_slope.dtype == a.dtype and negative_slope.size and negative_slope.ndim <= a.ndim):
+        lo, hi = (negative_slope, negative_slope) if isinstance(negative_slope, (int, float)) else (negative_slope.min(), negative_slope.max())
+        if 0 < lo and hi < 1: return np.maximum(a, a * negative_slope)    # (a * slope rounds no further from 0 than a)
+        if lo > 1: return np.minimum(a, a * negative_slope)               # (a * slope no nearer to 0; inf where it overflows)
     return _where(a > 0, a, a * negative_slope)
 def _rounding(name):
     "A rounding function on arrays that keeps integers as they are (numpy would make them float); complex numbers refuse."

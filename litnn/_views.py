@@ -249,7 +249,33 @@ def _is_all(k): return type(k) is slice and k == _ALL
 class _Chain(tuple):
     "An index in two numpy steps, (basic, advanced): PyTorch applies integers before index tensors."
 
-def _get(a, key): return a[key[0]][key[1]] if type(key) is _Chain else a[key]
+def _compact(k):
+    "The elements of array `k` once each where it is broadcast (its zero-stride dims cut to one), for a minimum or maximum."
+    return k[tuple(0 if s == 0 else _ALL for s in k.strides)] if 0 in k.strides else k
+
+def _flat_index(key, shape):
+    """The row-major flat positions that integer arrays `key`, one per dim of `shape`, pick (broadcast as numpy broadcasts
+    them; a broadcast index is checked once per element it holds); None where one is negative or past its dim (numpy wraps
+    the one and refuses the other: its own indexing decides those)."""
+    flat, step = None, 1
+    for k, n in zip(key[::-1], shape[::-1]):
+        c = _compact(k)
+        if c.size and (c.min() < 0 or c.max() >= n): return None
+        k = k.astype(np.intp, copy=False)
+        flat = k if flat is None else k * step + flat
+        step *= n
+    return flat
+
+def _get(a, key):
+    """`a[key]`; an integer array for every dim of a large row-major numpy array (`gather`'s key) is one flat index and a
+    1-d `take`, 2-3x faster than numpy's n-d advanced indexing (the same values, shape and layout)."""
+    if type(key) is _Chain: return a[key[0]][key[1]]
+    if (type(a) is np.ndarray and type(key) is tuple and len(key) == a.ndim > 1 and a.size >= 4096 and a.flags.c_contiguous
+            and builtins.all(type(k) is np.ndarray and k.dtype.kind in 'iu' for k in key)):
+        flat = _flat_index(key, a.shape)
+        if flat is not None: return a.reshape(-1).take(flat)
+    return a[key]
+
 
 # %% ../nbs/17_views.ipynb #4b4c4861
 def _index_put(v, key, shape, accumulate):
@@ -321,9 +347,10 @@ def _scatter_add(out, key, v):
     "`out[key] += v` where indices may repeat, via one flat `add.at` or by rank (`_add_by_rank`) when the key's form allows."
     xp = array_namespace(out)
     if len(key) == out.ndim and builtins.all(hasattr(k, 'ndim') and k.dtype != bool for k in key):
-        if xp is np and out.flags.c_contiguous and builtins.all(k.size == 0 or (k.min() >= 0 and k.max() < n) for k, n in zip(key, out.shape)):
-            lin = np.ravel_multi_index(np.broadcast_arrays(*key), out.shape)     # one flat index: numpy's fast 1-d add.at
-            return np.add.at(out.reshape(-1), lin.reshape(-1), np.broadcast_to(v, lin.shape).reshape(-1))    # (same order, 3x faster)
+        lin = _flat_index(key, out.shape) if xp is np and out.flags.c_contiguous else None
+        if lin is not None:      # one flat index: numpy's fast 1-d add.at (same order, 3x faster)
+            lin = np.broadcast_to(lin, np.broadcast_shapes(*(k.shape for k in key)))
+            return np.add.at(out.reshape(-1), lin.reshape(-1), np.broadcast_to(v, lin.shape).reshape(-1))
         return xp.add.at(out, key, v)    # an integer array for every dim (`x[rows, cols]`): what the walk below would choose
     if builtins.any(getattr(k, 'dtype', None) == bool and k.ndim == 0 for k in key):
         # a 0-d mask (`x[t.sum() > 0]`, a new axis of 1 or 0) is refused by add.at: add at the flat positions the key selects

@@ -7,9 +7,9 @@ from __future__ import annotations
 import contextlib, functools, math, os, warnings, numpy as np
 
 # %% auto #0
-__all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'relu_backward',
-           'fma_into', 'sub_scaled', 'poly', 'softmax', 'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss',
-           'nll_loss_backward']
+__all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'select_le',
+           'relu_backward', 'softshrink', 'piecewise_loss', 'fma_into', 'fma', 'sub_scaled', 'poly', 'softmax',
+           'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss', 'nll_loss_backward']
 
 # %% ../nbs/36_fused_kernels.ipynb #68254422
 def _no_reset(): pass
@@ -117,6 +117,9 @@ def _gelu64(x, out, cdf):
 def gelu(a, P, Q):
     "(x Φ(x), Φ(x)) of array `a` in one loop, or None where the kernels are off or do not fit `a`."
     if _gpu(a): return _gpu_gelu(a)
+    if type(a) is np.ndarray and a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous:   # a transposed matrix: its
+        r = gelu(a.T, P, Q)                                                                           # memory is row-major
+        return None if r is None else (r[0].T, r[1].T)
     kernel = compiled(_gelu32 if a.dtype == np.float32 else _gelu64) if _fits(a) else None
     if kernel is None: return None
     flat, out, cdf = a.reshape(-1), np.empty(a.shape, a.dtype), np.empty(a.shape, a.dtype)
@@ -150,6 +153,9 @@ def _dgelu32(g, x, cdf):
 def gelu_backward(g, x, cdf):
     "GELU's gradient written over `cdf` (float32), or None where the kernels are off or do not fit."
     if _gpu(g, x, cdf): return _gpu_gelu_backward(g, x, cdf)
+    if type(x) is np.ndarray and x.ndim > 1 and x.flags.f_contiguous and not x.flags.c_contiguous and cdf.flags.f_contiguous:
+        r = gelu_backward(g.T, x.T, cdf.T)      # a transposed matrix (as `gelu`)
+        return None if r is None else r.T
     if type(g) is np.ndarray: g = np.ascontiguousarray(g)     # a gradient may arrive as a broadcast view
     kernel = compiled(_dgelu32) if x.dtype == np.float32 and _fits(g, x, cdf) else None
     if kernel is None: return None
@@ -277,17 +283,67 @@ def adam(a, d, m, v, decay, beta1, beta2, step_size, bc2_sqrt, eps):
     return True
 
 # %% ../nbs/36_fused_kernels.ipynb #d1e7a0b2
-def _relu_backward(g, y, out):
-    "out = g where y is not <= 0, else exactly 0 (even where g is NaN or infinite)."
-    zero = out.dtype.type(0)
-    for i in range(out.size): out[i] = zero if y[i] <= 0 else g[i]
+def _select_le(x, t, absolute, src, v, out):
+    "out = v where x (|x| if `absolute`) <= t, else src (NaN is not <= t: it keeps src, even where src is NaN or infinite)."
+    for i in range(out.size):
+        a = abs(x[i]) if absolute else x[i]
+        out[i] = v if a <= t else src[i]
+
+def select_le(x, t, src, value=0, absolute=False):
+    """`value` where `x` (|x| if `absolute`) <= `t`, else `src`, in one loop for float32 or float64 numpy arrays of one shape
+    (`t`, `value`: numbers, read in x's dtype), laid out as `x` (`src` copied to it first where it is laid out otherwise: a
+    broadcast gradient); None where the kernel does not run. ReLU's, threshold's and hardshrink's values and gradients."""
+    if not (type(x) is np.ndarray and type(src) is np.ndarray and x.shape == src.shape and x.dtype == src.dtype
+            and (x.flags.c_contiguous or x.flags.f_contiguous)) or compiled(_select_le) is None: return None
+    if src.strides != x.strides:
+        s = np.empty_like(x); s[...] = src; src = s
+    flat = x.ravel(order='K'), src.ravel(order='K')
+    if not _fits(*flat): return None
+    out, d = np.empty_like(x), x.dtype.type
+    compiled(_select_le)(flat[0], d(t), absolute, flat[1], d(value), out.ravel(order='K'))
+    return out
 
 def relu_backward(g, y):
     "ReLU's gradient from its output `y` in one pass; None where the kernels do not run (the caller takes numpy's passes)."
-    kernel = compiled(_relu_backward) if _fits(g, y) and g.shape == y.shape else None
+    return select_le(y, 0, g)
+
+def _softshrink(x, lambd, out):
+    "out = x - clip(x, -lambd, lambd): x - lambd above, x + lambd below, x - x (+0; NaN for NaN) between, as numpy's two passes."
+    for i in range(out.size):
+        a = x[i]
+        out[i] = a - (lambd if a > lambd else (-lambd if a < -lambd else a))
+_softshrink.exact = True
+
+def softshrink(x, lambd):
+    "Softshrink of a float32 or float64 numpy array (row- or column-major) in one loop, laid out as `x`; None where the kernel does not run."
+    if type(x) is not np.ndarray or not (x.flags.c_contiguous or x.flags.f_contiguous): return None
+    flat = x.ravel(order='K')
+    kernel = compiled(_softshrink) if _fits(flat) else None
     if kernel is None: return None
-    out = np.empty_like(g)
-    kernel(g.reshape(-1), y.reshape(-1), out.reshape(-1))
+    out = np.empty_like(x)
+    kernel(flat, x.dtype.type(lambd), out.ravel(order='K'))
+    return out
+
+
+# %% ../nbs/36_fused_kernels.ipynb #e73b1c78
+def _piecewise_loss(a, b, k, s, c, m, out):
+    "out = ((½z)z)/s where z = |a - b| < k, else m (z - c): each step rounded in the arrays' dtype (NaN stays NaN)."
+    half = out.dtype.type(0.5)
+    for i in range(out.size):
+        z = abs(a[i] - b[i])
+        out[i] = ((half * z) * z) / s if z < k else m * (z - c)
+_piecewise_loss.exact = True
+
+def piecewise_loss(a, b, k, s, c, m):
+    """The elementwise loss of `_piecewise_loss` for float32 or float64 numpy arrays of one shape and memory order (`k`,
+    `s`, `c`, `m`: numbers, read in their dtype), laid out as `a`; None where the kernel does not run."""
+    if not (type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape and a.strides == b.strides
+            and (a.flags.c_contiguous or a.flags.f_contiguous)): return None
+    flat = a.ravel(order='K'), b.ravel(order='K')
+    kernel = compiled(_piecewise_loss) if _fits(*flat) else None
+    if kernel is None: return None
+    out, d = np.empty_like(a), a.dtype.type
+    kernel(*flat, d(k), d(s), d(c), d(m), out.ravel(order='K'))
     return out
 
 
@@ -303,6 +359,24 @@ def fma_into(a, c, b):
     if kernel is None: return False
     kernel(a.reshape(-1), np.float64(np.float32(c)), b.reshape(-1))
     return True
+
+def _fma(a, b, c, out):
+    "out = a·b + c elementwise for float32 arrays, rounded once (in float64, as `_fma_into`)."
+    for i in range(out.size): out[i] = np.float64(a[i]) * np.float64(b[i]) + np.float64(c[i])
+_fma.exact = True
+
+def fma(a, b, c):
+    """a·b + c with one rounding (torch's fused multiply-add: addcmul's) in one loop for float32 arrays of one shape and
+    one memory order (row- or column-major), laid out as they are; None where the kernel does not run."""
+    if not (type(a) is np.ndarray and type(b) is np.ndarray and type(c) is np.ndarray and a.dtype == np.float32
+            and a.shape == b.shape == c.shape and a.strides == b.strides == c.strides
+            and (a.flags.c_contiguous or a.flags.f_contiguous)): return None
+    flat = [v.ravel(order='K') for v in (a, b, c)]
+    kernel = compiled(_fma) if _fits(*flat) else None
+    if kernel is None: return None
+    out = np.empty_like(c)
+    kernel(*flat, out.ravel(order='K'))
+    return out
 
 def _sub_scaled(a, c, b):
     "a -= c b, elementwise, in place: each product rounded before the subtraction."

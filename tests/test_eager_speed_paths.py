@@ -172,7 +172,7 @@ def test_nan_to_num_large_matches_torch_bits(dtype, kw):
 
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])
 @pytest.mark.parametrize('op', ['hardtanh', 'relu6', 'threshold', 'hardsigmoid', 'relu.T', 'hardtanh_b', 'clamp'])
-def test_masked_gradients_are_positive_zero_like_torch(dtype, op):
+def test_masked_gradients_are_positive_zero_like_torch(dtype, op, kernels):
     "A gradient masked off is +0.0 (torch's where / hardtanh_backward), not g * mask's -0.0 where g < 0."
     F = lambda lib: lib.nn.functional
     fns = dict(hardtanh=lambda lib, t: F(lib).hardtanh(t), relu6=lambda lib, t: F(lib).relu6(t),
@@ -318,7 +318,7 @@ def test_kthvalue_partition_matches_torch(dtype, case, k):
 @pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
 @pytest.mark.parametrize('lambd', [0.5, 2.0, 0.0])
 @pytest.mark.parametrize('transposed', [False, True])
-def test_softshrink_large_matches_torch_bits(dtype, lambd, transposed):
+def test_softshrink_large_matches_torch_bits(dtype, lambd, transposed, kernels):
     "a - clip(a, -lambd, lambd): torch's values (+0.0 inside, NaN kept) to the bit."
     x = special(dtype)
     f = lambda lib, t: lib.nn.functional.softshrink(t.t() if transposed else t, lambd)
@@ -333,7 +333,7 @@ def test_softshrink_large_matches_torch_bits(dtype, lambd, transposed):
 @pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
 @pytest.mark.parametrize('op', ['hardshrink', 'hardshrink_0', 'hardshrink_2', 'hardshrink.T', 'threshold', 'threshold_0',
                                 'threshold_neg0', 'threshold.T'])
-def test_hardshrink_threshold_large_match_torch_bits(dtype, op):
+def test_hardshrink_threshold_large_match_torch_bits(dtype, op, kernels):
     "A mask by |x| <= lambd (NaN outside) and `_where`'s zero road, or threshold's value: torch's values to the bit, +0.0 inside."
     F = lambda lib: lib.nn.functional
     fns = {'hardshrink': lambda lib, t: F(lib).hardshrink(t), 'hardshrink_0': lambda lib, t: F(lib).hardshrink(t, 0.0),
@@ -349,7 +349,7 @@ def test_hardshrink_threshold_large_match_torch_bits(dtype, op):
 
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])
 @pytest.mark.parametrize('op', ['addcmul', 'addcmul_v', 'addcmul_b', 'addcdiv', 'addcdiv_v', 'addcdiv_b'])
-def test_addcmul_addcdiv_large_match_torch_bits(dtype, op):
+def test_addcmul_addcdiv_large_match_torch_bits(dtype, op, kernels):
     """One node computing the value once (a fused multiply-add for addcmul) and torch's gradient formulas: grad·(tensor2·value),
     grad·(value/tensor2) (a division, not value·(1/tensor2)), -grad·(value·tensor1/(tensor2·tensor2)), to the bit."""
     fns = {'addcmul': lambda lib, x, y, z: lib.addcmul(x, y, z), 'addcmul_v': lambda lib, x, y, z: lib.addcmul(x, y, z, value=0.3),
@@ -445,3 +445,141 @@ def test_prod_gradient_with_zeros_is_torchs(dtype, dim):
     "A zero anywhere in the input: torch's prod_safe_zeros_backward (exclusive cumprods from each end), values and gradients to the bit."
     (ly, ty), (lg, tg) = run_both(lambda lib, t: (t * 0.5).prod(dim), special(dtype))
     bits_equal(ly, ty); bits_equal(lg[0], tg[0])
+
+@pytest.mark.parametrize('op', ['relu', 'threshold', 'threshold_v', 'hardshrink', 'softshrink'])
+@pytest.mark.parametrize('layout', ['C', 'T', 'strided'])
+def test_select_loop_broadcast_gradient_and_layouts(op, layout, kernels):
+    """threshold's, hardshrink's and ReLU's one-loop select (`fused.select_le`) and softshrink's loop: values, strides and the
+    gradient of `y.sum()` (a broadcast gradient, copied to the input's layout) to the bit; a strided view takes numpy's passes."""
+    F = lambda lib: lib.nn.functional
+    fns = dict(relu=lambda lib, t: F(lib).relu(t), threshold=lambda lib, t: F(lib).threshold(t, 0.25, 0.0),
+               threshold_v=lambda lib, t: F(lib).threshold(t, -1.0, -7.5), hardshrink=lambda lib, t: F(lib).hardshrink(t, 1.5),
+               softshrink=lambda lib, t: F(lib).softshrink(t, 1.5))
+    x = special(np.float32, (200, 130), seed=4)
+    out = []
+    for lib in (litnn, torch):
+        t = lib.tensor(x, requires_grad=True)
+        v = t.t() if layout == 'T' else t[:, ::2] if layout == 'strided' else t
+        y = fns[op](lib, v)
+        y.sum().backward()
+        out.append((y, t.grad))
+    (ly, lg), (ty, tg) = out
+    assert ly.stride() == ty.stride()
+    if op == 'softshrink':     # (torch's scalar tail: -0.0 inside for a negative input; a NaN input's gradient: torch's 0, litnn's g)
+        ok = ~np.isnan(x)
+        bits_equal(lg.numpy()[ok], tg.numpy()[ok])
+        np.testing.assert_array_equal(ly.detach().numpy(), ty.detach().numpy())
+        return
+    bits_equal(ly, ty)
+    ok = ~np.isnan(x) if op == 'hardshrink' else np.ones(x.shape, bool)
+    bits_equal(lg.numpy()[ok], tg.numpy()[ok])
+
+def test_addcmul_three_arrays_one_loop_same_bits_as_numpy_passes(monkeypatch):
+    "fused.fma (float32 a·b + c in float64, rounded once) gives the bits of numpy's float64 passes, row- and column-major."
+    from litnn.autograd.broadcasting import _fma
+    a, b, c = (special(np.float32, (150, 120), seed=s) for s in (1, 2, 3))
+    on = [_fma(*(v.T if t else v for v in (a, b, c)), np.float32) for t in (False, True)]
+    monkeypatch.setattr(fused, 'enabled', False)
+    off = [_fma(*(v.T if t else v for v in (a, b, c)), np.float32) for t in (False, True)]
+    for r, ref in zip(on, off):
+        assert r.strides == ref.strides
+        bits_equal(r, ref)
+    ref = torch.addcmul(*(torch.tensor(v) for v in (c, a, b)))     # (float64's sum, then float32: a second rounding, rarely an ulp off)
+    close_with_specials(litnn.tensor(on[0]), ref, 2e-7)
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize('case', ['gather1', 'gather0', 'gather_expanded', 'gather_int32', 'rows_cols', 'rows_cols_neg', 'grid'])
+def test_integer_array_keys_as_one_flat_take_match_torch(dtype, case):
+    """An integer array for every dim of a large row-major array (gather's key, x[rows, cols]) is one flat index and a
+    1-d take (`_get`): torch's values, shape and strides; negative indices take numpy's own road; gradients to the bit."""
+    rng = np.random.default_rng(11)
+    x = special(np.float64, (150, 120), seed=6).astype(dtype) if dtype != np.int64 else rng.integers(-9, 9, (150, 120))
+    idx = {'gather1': rng.integers(0, 120, (150, 40)), 'gather0': rng.integers(0, 150, (90, 120)),
+           'gather_expanded': rng.integers(0, 120, (150, 1)), 'gather_int32': rng.integers(0, 150, (150, 120)).astype(np.int32)}
+    rows, cols = rng.integers(0, 150, (7000,)), rng.integers(0, 120, (7000,))
+    fns = {'gather1': lambda lib, t: lib.gather(t, 1, lib.tensor(idx['gather1'])),
+           'gather0': lambda lib, t: t.gather(0, lib.tensor(idx['gather0'])),
+           'gather_expanded': lambda lib, t: lib.gather(t, 1, lib.tensor(idx['gather_expanded']).expand(150, 60)),
+           'gather_int32': lambda lib, t: lib.gather(t, 0, lib.tensor(idx['gather_int32'])),
+           'rows_cols': lambda lib, t: t[lib.tensor(rows), lib.tensor(cols)],
+           'rows_cols_neg': lambda lib, t: t[lib.tensor(rows - 150), lib.tensor(cols)],
+           'grid': lambda lib, t: t[lib.tensor(rows[:90, None]), lib.tensor(cols[None, :70])]}
+    out = []
+    for lib in (litnn, torch):
+        t = lib.tensor(x, requires_grad=dtype != np.int64)
+        y = fns[case](lib, t)
+        if t.requires_grad: (y * lib.tensor(np.arange(y.numel(), dtype=dtype).reshape(y.shape) % 7)).sum().backward()
+        out.append((y, t.grad))
+    (ly, lg), (ty, tg) = out
+    assert tuple(ly.shape) == tuple(ty.shape) and ly.stride() == ty.stride()
+    bits_equal(ly, ty)
+    if lg is not None: bits_equal(lg, tg)
+
+def test_flat_index_refuses_what_numpy_decides():
+    "Out-of-range indices still raise torch's errors; gather's check names the first bad index in order, an expanded one too."
+    x = litnn.tensor(np.zeros((80, 70), np.float32))
+    with pytest.raises(IndexError): x[litnn.tensor([0, 80] * 3000), litnn.tensor([1, 2] * 3000)]
+    idx = np.zeros((80, 1), np.int64); idx[5, 0] = 70; idx[9, 0] = -1
+    for lib in (litnn, torch):
+        with pytest.raises(RuntimeError, match='index 70 is out of bounds for dimension 1 with size 70'):
+            lib.gather(lib.tensor(np.zeros((80, 70), np.float32)), 1, lib.tensor(idx).expand(80, 60))
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('case', ['huber', 'huber_d', 'huber_none', 'smooth_l1', 'smooth_l1_b', 'smooth_l1_sum.T', 'smooth_l1_none'])
+def test_piecewise_losses_large_match_torch(dtype, case, kernels):
+    """smooth_l1 / huber's elementwise loss in one loop where numba runs (`fused.piecewise_loss`), each step rounded as
+    numpy's passes: torch's values to the bit unreduced (its reductions' order: to 1e-6), gradients to 1e-6."""
+    F = lambda lib: lib.nn.functional
+    fns = {'huber': lambda lib, x, y: F(lib).huber_loss(x, y), 'huber_d': lambda lib, x, y: F(lib).huber_loss(x, y, delta=0.7),
+           'huber_none': lambda lib, x, y: F(lib).huber_loss(x, y, reduction='none', delta=2.5),
+           'smooth_l1': lambda lib, x, y: F(lib).smooth_l1_loss(x, y), 'smooth_l1_b': lambda lib, x, y: F(lib).smooth_l1_loss(x, y, beta=0.3),
+           'smooth_l1_sum.T': lambda lib, x, y: F(lib).smooth_l1_loss(x.t(), y.t(), reduction='sum', beta=2.0),
+           'smooth_l1_none': lambda lib, x, y: F(lib).smooth_l1_loss(x, y, reduction='none', beta=0.5)}
+    x, y = special(dtype, scale=1), special(dtype, seed=3, scale=1)
+    (ly, ty), (lg, tg) = run_both(fns[case], x, y)
+    if case.endswith('none'): bits_equal(ly, ty)
+    else: close_with_specials(ly, ty, 1e-6)
+    if not case.endswith('none'):       # (finite inputs: a reduced loss is finite, the gradients compared to the bit)
+        fx, fy = (np.nan_to_num(v, nan=0.5, posinf=2.0, neginf=-2.0) for v in (x, y))
+        (ly, ty), (lg, tg) = run_both(fns[case], fx, fy)
+        close_with_specials(ly, ty, 1e-6)
+    for a, b in zip(lg, tg): close_with_specials(a, b, 1e-6)   # (the gradients, untouched by the loop: the mean's g/n rounds apart, a zero's sign may)
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('weights', ['one', 'channels', 'over_one', 'mixed', 'one.T'])
+def test_prelu_large_matches_torch_bits(dtype, weights):
+    "prelu takes leaky_relu's road (max(x, w·x) for slopes in (0, 1), min over 1, a mask otherwise): torch's bits and strides."
+    w = {'one': np.array([0.25]), 'channels': np.linspace(0.01, 0.9, 110), 'over_one': np.linspace(1.5, 3, 110),
+         'mixed': np.linspace(-1, 3, 110), 'one.T': np.array([0.3])}[weights].astype(dtype)
+    f = lambda lib, x, w: lib.nn.functional.prelu(x.t() if weights.endswith('.T') else x, w)
+    (ly, ty), (lg, tg) = run_both(f, special(dtype), w)
+    bits_equal(ly, ty); assert ly.stride() == ty.stride()
+    bits_equal(lg[0], tg[0])
+    x = np.nan_to_num(special(dtype), nan=1.0, posinf=3.0, neginf=-3.0)    # (the weight's gradient: a sum, in another order)
+    (ly, ty), (lg, tg) = run_both(f, x, w)
+    np.testing.assert_allclose(lg[1].numpy(), tg[1].numpy(), rtol=1e-4, atol=1e-3)
+
+@pytest.mark.parametrize('shape', [(600,), (30, 40), (0,), ()])
+def test_one_hot_matches_torch(shape):
+    "one_hot as zeros and a 1 at each flat position: torch's values, dtype and strides."
+    a = np.random.default_rng(3).integers(0, 37, shape)
+    for n in (37, 50, -1):
+        if not a.size and n == -1: continue
+        l, t = litnn.nn.functional.one_hot(litnn.tensor(a), n), torch.nn.functional.one_hot(torch.tensor(a), n)
+        assert l.dtype == litnn.int64 and l.stride() == t.stride()
+        np.testing.assert_array_equal(l.numpy(), t.numpy())
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_gelu_of_a_transposed_matrix_matches_the_row_major_road(dtype, kernels):
+    "A column-major input takes the fused loop through its transpose: the values, strides and gradient of the row-major road."
+    x = special(dtype, scale=2)
+    out = []
+    for xt in (x.T.copy(), x):
+        t = litnn.tensor(xt if xt is not x else x, requires_grad=True)
+        v = t if xt is not x else t.t()
+        y = litnn.nn.functional.gelu(v)
+        y.backward(litnn.tensor(np.random.default_rng(1).standard_normal(y.shape).astype(dtype)))
+        out.append((y, t.grad.t() if xt is x else t.grad))
+    bits_equal(out[0][0].contiguous(), out[1][0].contiguous()); bits_equal(out[0][1].contiguous(), out[1][1].contiguous())
+    tx = torch.tensor(x).t()
+    assert out[1][0].stride() == torch.nn.functional.gelu(tx).stride()

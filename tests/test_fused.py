@@ -159,7 +159,8 @@ def test_layer_norm_module_in_a_gpt_block_is_the_same_both_ways():
 def test_kernels_refuse_what_they_do_not_take():
     "Integers, views and mixed dtypes: None, and the caller's numpy passes."
     P, Q = litnn._pointwise._CDF32_PQ
-    assert fused.gelu(np.ones((3, 4), np.float32).T, P, Q) is None
+    assert fused.gelu(np.ones((3, 4), np.float32)[:, ::2], P, Q) is None
+    assert fused.gelu(np.ones((3, 4), np.float32).T, P, Q)[0].strides == (4, 16)       # a transposed matrix: through its transpose
     assert fused.gelu(np.ones(3, np.int64), P, Q) is None
     assert fused.layer_norm(np.ones((2, 3), np.float16), None, None, 1e-5) is None
     assert fused.gelu_backward(np.ones(3, np.float64), np.ones(3, np.float32), np.ones(3, np.float32)) is None

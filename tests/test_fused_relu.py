@@ -32,7 +32,8 @@ def test_kernel_direct_and_refusals():
     r = fused.relu_backward(g, y)
     want = np.where(y <= 0, np.float32(0), g)
     assert r.tobytes() == want.tobytes()
-    assert fused.relu_backward(g.T, y) is None                          # a transposed view: numpy's passes
+    assert fused.relu_backward(g.T, y).tobytes() == np.where(y <= 0, np.float32(0), g.T).tobytes()   # a gradient laid out otherwise: copied to y's layout
+    assert fused.relu_backward(g[::2, ::2].copy(), y[::2, ::2].T) is None     # a strided view: numpy's passes
     assert fused.relu_backward(g.astype(np.float64), y) is None         # mixed dtypes
     assert fused.relu_backward(g[:, :3], y[:, :3]) is None
 

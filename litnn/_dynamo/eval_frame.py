@@ -831,7 +831,7 @@ class _UnaryLow:
         if cls is LogBackward0: return em.compute("xp.true_divide", g, x)
         if cls is SqrtBackward0: return em.compute("xp.true_divide", g, em.compute("xp.multiply", 2, y))
         if cls is ReluBackward0:
-            if g.a.size >= 4096 and _fits_low(g, y) and g.a.shape == y.a.shape and _fused.compiled(_fused._relu_backward) is not None:
+            if g.a.size >= 4096 and _fits_low(g, y) and g.a.shape == y.a.shape and _fused.compiled(_fused._select_le) is not None:
                 return _kernel_call(em, _relu_back_low, [g, y], [(g.a.shape, g.a.dtype)])[0]    # eager's `_drelu` takes this loop too
             m = em.compute("xp.invert", em.compute("xp.less_equal", y, 0))
             out = em.compute("xp.multiply", g, m)
@@ -1008,7 +1008,7 @@ def _bias_before(em, x):
 
 def _dgelu_low(g, x, cdf): _fused.compiled(_fused._dgelu32)(g.reshape(-1), x.reshape(-1), cdf.reshape(-1))
 
-def _relu_back_low(g, y, out): _fused.compiled(_fused._relu_backward)(g.reshape(-1), y.reshape(-1), out.reshape(-1))
+def _relu_back_low(g, y, out): _fused.compiled(_fused._select_le)(y.reshape(-1), y.dtype.type(0), False, g.reshape(-1), y.dtype.type(0), out.reshape(-1))
 
 def _row_max_low(x, m):
     "Each row's max of 2-D `x` into `m`; numpy's own where a max is 0 (its sign then is numpy's choice)."

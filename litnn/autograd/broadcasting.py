@@ -337,6 +337,9 @@ def _fma(a, b, c, d):
         if type(v) is np.ndarray and v.dtype == np.float32 and v.shape == c.shape:      # numba runs (lerp's, its five
             out = c.copy()                                                               # float64 passes: 6x torch)
             if fused.fma_into(out, n, v): return out
+    if d == np.float32 and type(c) is np.ndarray and c.size >= 4096:      # three float32 arrays of one layout (addcmul's): one loop
+        out = fused.fma(a, b, c)
+        if out is not None: return out
     w = lambda v: v.astype(np.float64) if hasattr(v, 'dtype') else np.float64(np.float32(v))
     r = (w(a) * w(b) + w(c)).astype(np.float32)
     return r if d == np.float32 else r.astype(d)

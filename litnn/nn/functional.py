@@ -331,10 +331,11 @@ from ..backend import array_namespace, _generator, _TorchRng, bool as bool_
 from .._tensor import Tensor, _dtype_name, _array_of, _wrap_dim
 from ..autograd.graph import Op, _check_tensors, _op_name
 from ..autograd.engine import _inplace
-from .._pointwise import _masked, _where, _log1p_exp, _clip as _clamped
+from .._pointwise import _masked, _where, _log1p_exp, _leaky_relu, _clip as _clamped
 from .._pointwise import _Unary, _sigmoid, _on_arrays
 from .._views import cat, chunk
 from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _ALL_TYPES
+from .. import fused as _fused   # one-loop kernels where numba runs (36_fused_kernels)
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/40a_activation_functions.ipynb #328f90af
@@ -416,7 +417,18 @@ def celu(input, alpha=1.0, inplace=False):
 
 # %% ../../nbs/40a_activation_functions.ipynb #ea3bb2f6
 def _in(x, lo, hi): a = _array_of(x); return (a > lo) & (a < hi)
-def _out(x, lambd): return ~(abs(_array_of(x)) <= lambd)   # torch's test, not (-lambd <= x <= lambd), in two passes: NaN is outside, keeps its value and its gradient
+def _unless_le(x, t, src, value=0, absolute=False):
+    """`src` where `x` (|x| if `absolute`: torch's test, not -t <= x <= t) is not <= `t` (NaN is not: it keeps src), else
+    `value` (+0 by default, also where src is negative): threshold's and the shrinks' values and gradients. One compiled
+    loop for a large float numpy array where numba runs (36_fused_kernels' `select_le`); else a mask and `_where`'s roads."""
+    a = _array_of(x)
+    if type(src) is np.ndarray and a.size >= 4096 and type(t) in (int, float) and type(value) in (int, float):
+        r = _fused.select_le(a, t, src, value, absolute)
+        if r is not None: return r
+    keep = ~((abs(a) if absolute else a) <= t)
+    if (type(value) in (int, float) and value == 0 and not np.signbit(value)
+            and (isinstance(src, Tensor) or src.dtype.kind == 'f' or src.dtype.name == 'bfloat16')): return _masked(src, keep)
+    return _where(keep, src, array_namespace(a).asarray(value, dtype=a.dtype))
 
 HardtanhBackward0 = _node('HardtanhBackward0', lambda xp, a, min_val=-1.0, max_val=1.0: xp.clip(a, min_val, max_val).astype(a.dtype, copy=False),
                           lambda g, x, y, min_val=-1.0, max_val=1.0: _masked(g, _in(x, min_val, max_val)), 'x')
@@ -428,22 +440,20 @@ HardswishBackward0 = _node('HardswishBackward0', lambda xp, a: a * xp.clip(a + 3
 def _softshrink(xp, a, lambd=0.5):
     """a - lambd above lambd, a + lambd below -lambd, else 0; a large numpy float array: a - clip(a, -lambd, lambd), two
     passes, whose 0 is torch's +0.0 (0 * a gave -0.0 for negative a: 1,048 of 19,800 values apart from torch's)."""
-    if xp is np and a.dtype.kind == 'f' and a.size >= 4096: return a - _clamped(np, a, -lambd, lambd)
+    if xp is np and a.dtype.kind == 'f' and a.size >= 4096:
+        r = _fused.softshrink(a, lambd)          # one compiled loop where numba runs
+        return r if r is not None else a - _clamped(np, a, -lambd, lambd)
     return _where(a > lambd, a - lambd, _where(a < -lambd, a + lambd, 0 * a))
 
 SoftshrinkBackward0 = _node('SoftshrinkBackward0', _softshrink,
-                            lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'softshrink_check')
-HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: _masked(a, _out(a, lambd)),   # +0 inside, as torch, even for negative inputs
-                            lambda g, x, y, lambd=0.5: _masked(g, _out(x, lambd)), 'x', 'hardshrink_cpu')
-def _threshold(xp, a, threshold=0., value=0.):
-    "value at or below `threshold`, else a (NaN stays); a +0 value in a float dtype: a masked (`_where`'s road for zeros)."
-    if type(value) in (int, float) and value == 0 and not np.signbit(value) and (a.dtype.kind == 'f' or a.dtype.name == 'bfloat16'): return _masked(a, ~(a <= threshold))
-    return _where(a <= threshold, xp.asarray(value, dtype=a.dtype), a)
-
-ThresholdBackward0 = _node('ThresholdBackward0', _threshold,  # NaN stays
-                           lambda g, x, y, threshold=0., value=0.: _masked(g, ~(_array_of(x) <= threshold)), 'x', 'threshold_cpu', _ALL_TYPES)
+                            lambda g, x, y, lambd=0.5: _unless_le(x, lambd, g, absolute=True), 'x', 'softshrink_check')
+HardshrinkBackward0 = _node('HardshrinkBackward0', lambda xp, a, lambd=0.5: _unless_le(a, lambd, a, absolute=True),   # +0 inside, as torch, even for negative inputs
+                            lambda g, x, y, lambd=0.5: _unless_le(x, lambd, g, absolute=True), 'x', 'hardshrink_cpu')
+ThresholdBackward0 = _node('ThresholdBackward0', lambda xp, a, threshold=0., value=0.: _unless_le(a, threshold, a, value),  # NaN stays
+                           lambda g, x, y, threshold=0., value=0.: _unless_le(x, threshold, g), 'x', 'threshold_cpu', _ALL_TYPES)
 for _c in (HardtanhBackward0, SoftshrinkBackward0, HardshrinkBackward0, ThresholdBackward0): _c._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
 ThresholdBackward0._overlap_ok = True      # torch's threshold_ skips the overlap check (idempotent): it writes an expanded input
+
 
 # %% ../../nbs/40a_activation_functions.ipynb #2aa4f3ab
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -615,7 +625,7 @@ class PreluKernelBackward0(Op):
     def forward(ctx, x, w):
         ctx.save_for_backward(x, w)
         a = x._data
-        return _where(a > 0, a, PreluKernelBackward0._slopes(a, w._data) * a)    # (_where: where's bits, no branch per element)
+        return _leaky_relu(array_namespace(a), a, PreluKernelBackward0._slopes(a, w._data))    # (leaky_relu's road: where's bits)
     @staticmethod
     def backward(ctx, g):
         x, w = ctx.saved_tensors
@@ -3174,7 +3184,7 @@ def native_channel_shuffle(input, groups):
 # %% ../../nbs/reference/nn/distance.ipynb #b4202419
 from ..autograd.operators import _scalar_op, AddBackward1   # torch's C++ adds eps by add.Scalar (12b)
 import numpy as np
-from ..backend import array_namespace, int64, _row_major
+from ..backend import array_namespace, int64
 from .._tensor import Tensor, _dtype_name
 from ..functional import norm
 from ..autograd.graph import _check_tensors
@@ -3191,7 +3201,9 @@ def one_hot(tensor, num_classes=-1):
     if num_classes == -1: num_classes = int(a.max()) + 1
     if a.size and int(a.min()) < 0: raise RuntimeError("Class values must be non-negative.")
     if a.size and int(a.max()) >= num_classes: raise RuntimeError("Class values must be smaller than num_classes.")
-    return Tensor._make(_row_major((a[..., None] == xp.arange(num_classes)).astype(np.int64)))
+    out = xp.zeros(a.shape + (num_classes,), np.int64)     # zeros, then a 1 at each flat position (6x faster than comparing with every class)
+    out.reshape(-1)[xp.arange(a.size) * num_classes + a.reshape(-1)] = 1
+    return Tensor._make(out)
 
 # %% ../../nbs/reference/nn/distance.ipynb #149bf26d
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
@@ -4286,6 +4298,7 @@ from ..backend import array_namespace
 from .._tensor import Tensor, _dtype_name
 from .._creation import ones_like
 from .._pointwise import where
+from ..fused import piecewise_loss as _piecewise_loop   # one loop where numba runs (36_fused_kernels)
 from .. import _pointwise as _pw   # (_pw._where: numpy's where to the bit, without its branch per element)
 from ..autograd.graph import _check_tensors, Op
 from ..autograd.broadcasting import _refuse_integers, _float_dtype, _dispatch, _FLOATING, _FLOAT_AND_DOUBLE
@@ -4294,7 +4307,8 @@ from .. import amp   # autocast: the `_autocast` hook of the ops below
 # %% ../../nbs/reference/nn/loss_regression_and_margin.ipynb #e2aa78db
 class _PiecewiseLoss(Op):
     """The node of a loss quadratic in d = input - target where |d| < k and linear outside, reduced: its subclass gives
-    the two pieces (`_pieces(z, k)` of z = |d|) and the slope (`_slope(d, k)`), the backward's formula."""
+    the two pieces (`_pieces(z, k)` of z = |d|), their constants for fused's one loop (`_loop(k)`) and the slope
+    (`_slope(d, k)`), the backward's formula."""
     wide = ()       # half dtypes whose loss torch's kernel computes in float32, rounded once (the other one rounds each step)
     @classmethod
     def forward(cls, ctx, x, y, reduction, k):
@@ -4303,8 +4317,11 @@ class _PiecewiseLoss(Op):
         if a.dtype.name in cls.wide:
             z, k32 = abs(a.astype(np.float32) - b.astype(np.float32)), np.float32(k)
             return _reduced_array(_pw._where(z < k32, *cls._pieces(z, k32)).astype(a.dtype), reduction)
-        z = abs(a - b)
-        return _reduced_array(_pw._where(z < k, *cls._pieces(z, k)), reduction)
+        loss = _piecewise_loop(a, b, *cls._loop(k)) if a.size >= 4096 else None     # one loop where numba runs
+        if loss is None:
+            z = abs(a - b)
+            loss = _pw._where(z < k, *cls._pieces(z, k))
+        return _reduced_array(loss, reduction)
     @staticmethod
     def backward(ctx, g):
         (x, y), (reduction, k) = ctx.saved_tensors, ctx.o
@@ -4317,12 +4334,14 @@ class SmoothL1LossBackward0(_PiecewiseLoss):
     "smooth_l1_loss as one node, as torch's (the name a printed loss shows): 0.5 z²/beta inside, z - beta/2 outside."
     _pieces = staticmethod(lambda z, beta: (0.5 * z * z / beta, z - 0.5 * beta))
     _slope = staticmethod(lambda d, beta: (d / beta).clamp(-1, 1))     # d/beta inside, ±1 outside (NaN stays NaN)
+    _loop = staticmethod(lambda beta: (beta, beta, 0.5 * beta, 1))   # (fused.piecewise_loss's k, s, c, m: the pieces above)
     wide = ('bfloat16',)
 
 class HuberLossBackward0(_PiecewiseLoss):
     "huber_loss as one node, as torch's: 0.5 z² inside, delta (z - delta/2) outside; its slope is d clamped to ±delta."
     _pieces = staticmethod(lambda z, delta: (0.5 * z * z, delta * (z - 0.5 * delta)))
     _slope = staticmethod(lambda d, delta: d.clamp(-delta, delta))
+    _loop = staticmethod(lambda delta: (delta, 1, 0.5 * delta, delta))
     wide = ('float16',)     # (torch's two kernels differ: each takes float32 for one half dtype)
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
