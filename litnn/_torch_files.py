@@ -104,6 +104,11 @@ def _encode(s, encoding="latin1"):
     if type(s) is not str or encoding not in ("latin1", "latin-1"): raise pickle.UnpicklingError("_codecs.encode used for something other than bytes")
     return s.encode("latin1")
 
+def _empty_bytes(*args):
+    "`bytes()`, which protocol 2 uses to pickle empty bytes (an empty array's data); only that."
+    if args: raise pickle.UnpicklingError("bytes called with arguments")
+    return b""
+
 # %% ../nbs/64_reading_pytorch_files.ipynb #29df3713
 _STORAGE_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
                    "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool",
@@ -120,13 +125,15 @@ _ALLOWED = {"collections.OrderedDict": OrderedDict, "collections.Counter": Count
             **{f"torch.{k}": v for k, v in B._by_name.items()}}   # dtypes: torch.float32 -> litnn.float32
 # PyTorch dtypes litnn lacks: a file with such tensors is refused with a message about the dtype, not about code
 _TORCH_ONLY_DTYPES = {"complex32", "uint16", "uint32", "uint64", "float8_e8m0fnu", "qint8", "quint8", "qint32", "quint4x2"}
-_CALLABLE = {id(v) for v in (OrderedDict, Counter, set, _encode, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, Size, B.device, _rebuild_from_type_v2, _rebuild_meta,
+_CALLABLE = {id(v) for v in (OrderedDict, Counter, set, _encode, _empty_bytes, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, Size, B.device, _rebuild_from_type_v2, _rebuild_meta,
                              _rebuild_sparse_tensor, _get_layout)}
 
-def _find_class(module, name, f):
-    "The stand-in for global `module.name`, if it is allowed."
+def _find_class(module, name, f, trusted=False):
+    "The stand-in for global `module.name`, if it is allowed (`trusted`: weights_only=False, which also allows numpy's arrays)."
     full = f"{'builtins' if module == '__builtin__' else module}.{name}"   # protocol 2 writes Python 2's name
     if full in _ALLOWED: return _ALLOWED[full]
+    if full in _NUMPY: return _numpy_global(full, trusted, f)     # (below)
+    if full == "builtins.bytes" and trusted: return _empty_bytes    # (torch's weights_only refuses it, as data.pkl never needs it)
     if len(full) > 200: full = full[:200] + "..."   # a name is as long as the file makes it: the message is not
     if module == "torch" and (name.endswith("Storage") or name in _TORCH_ONLY_DTYPES):
         raise pickle.UnpicklingError(f"litnn.load: cannot load {_name(f)!r}: it holds tensors of a type litnn does not have ({full})")
@@ -143,9 +150,67 @@ def _call(func, args):
     except RuntimeError as e: raise pickle.UnpicklingError(f"{getattr(func, '__name__', func)}: {e}") from None
 
 def _build(inst, state):
+    if type(inst) is np.ndarray or isinstance(inst, np.dtype): return _np_build(inst, state)    # (only numpy's rebuilds make them: below)
     if not (type(inst) is OrderedDict and type(state) is dict and all(type(k) is str and not k.startswith("__") for k in state)):
         raise pickle.UnpicklingError(f"BUILD may only set plain attributes of an OrderedDict, not of a {type(inst).__name__}")
     inst.__dict__.update(state)
+
+# %% ../nbs/64_reading_pytorch_files.ipynb #3c1e9a71
+try: from numpy._core import multiarray as _multiarray    # numpy 2 (numpy 1: numpy.core; files name either)
+except ImportError: from numpy.core import multiarray as _multiarray
+_NP_KINDS = "biufcSU"     # booleans, integers, floats, complex numbers, byte and unicode strings: data, never objects
+
+def _np_dtype_checked(d, what):
+    if not isinstance(d, np.dtype) or d.kind not in _NP_KINDS or d.hasobject or d.fields is not None or d.subdtype is not None:
+        raise pickle.UnpicklingError(f"{what} of dtype {reprlib.repr(d)}: litnn rebuilds numpy arrays of numbers and strings only")
+    return d
+
+def _np_reconstruct(cls, shape, typecode):
+    "numpy's array pickle, first half (`numpy.core.multiarray._reconstruct`): an empty array, which BUILD then fills from bytes."
+    if cls is not np.ndarray: raise pickle.UnpicklingError(f"a numpy array of class {reprlib.repr(cls)}")
+    return np.ndarray((0,), np.uint8)
+
+def _np_dtype(obj, align=False, copy=True):
+    "A numpy dtype (`numpy.dtype('f8', False, True)`), a fresh one (never numpy's shared instance: BUILD sets its byte order)."
+    if type(obj) is not str or len(obj) > 8: raise pickle.UnpicklingError(f"a numpy dtype named {reprlib.repr(obj)}")
+    try: d = np.dtype(obj, align=align is True, copy=True)
+    except TypeError as e: raise pickle.UnpicklingError(f"a numpy dtype named {reprlib.repr(obj)}: {e}") from None
+    return _np_dtype_checked(d, "a numpy dtype")
+
+def _np_scalar(dtype, data):
+    "A numpy number (`numpy.core.multiarray.scalar(dtype, bytes)`): read from its bytes."
+    _np_dtype_checked(dtype, "a numpy scalar")
+    if type(data) is not bytes or len(data) != dtype.itemsize: raise pickle.UnpicklingError(f"a numpy {dtype} scalar from {reprlib.repr(data)}")
+    return np.frombuffer(data, dtype)[0]
+
+def _np_build(inst, state):
+    "BUILD on what the numpy rebuilds made: an array's shape, dtype, order and bytes; a dtype's byte order. Nothing else."
+    if type(inst) is np.ndarray:
+        if not (type(state) is tuple and len(state) == 5 and type(state[1]) is tuple and type(state[4]) is bytes):
+            raise pickle.UnpicklingError("a numpy array's state is not (version, shape, dtype, fortran, bytes)")
+        _np_dtype_checked(state[2], "a numpy array")
+        inst.__setstate__(state)      # numpy checks that the bytes fill the shape (ValueError: malformed)
+    else:
+        if not (type(state) is tuple and len(state) in (8, 9) and state[1] in ("<", ">", "|", "=") and state[2:5] == (None, None, None)
+                and all(type(v) is int for v in state[5:])):
+            raise pickle.UnpicklingError(f"a numpy dtype's state {reprlib.repr(state)}: litnn rebuilds plain dtypes only")
+        inst.__setstate__(state)
+
+# what the file may name, and what stands for it; allowed with weights_only=False, or when allow-listed (as torch's)
+_NUMPY = {**{f"numpy.{m}.multiarray.{n}": (getattr(_multiarray, n), f) for m in ("core", "_core")
+             for n, f in (("_reconstruct", _np_reconstruct), ("scalar", _np_scalar))},
+          "numpy.ndarray": (np.ndarray, np.ndarray), "numpy.dtype": (np.dtype, _np_dtype)}
+_CALLABLE.update(id(v) for v in (_np_reconstruct, _np_scalar, _np_dtype))
+
+def _numpy_global(full, trusted, f):
+    "The stand-in for a numpy name, where the caller allows numpy objects; else torch's refusal."
+    from litnn._objects import _safe_globals      # (the user's allow-list: 62_checkpoint_objects)
+    obj, stand_in = _NUMPY[full]
+    if trusted or any(v is obj for v in _safe_globals.values()): return stand_in
+    raise pickle.UnpicklingError(
+        f"litnn.load: refused {_name(f)!r} with weights_only=True: it holds numpy objects ({full}). litnn rebuilds numpy "
+        f"arrays and numbers from their bytes, running no code: load it with weights_only=False, or allow-list them as "
+        f"torch asks, litnn.serialization.add_safe_globals([{obj.__module__}.{obj.__name__}]).")
 
 # %% ../nbs/64_reading_pytorch_files.ipynb #b1a7e102
 _SLOT, _ENTRY, _TENSOR = 8, 80, 512   # bytes: a reference; an entry in a dict, set or memo (with its growth); a tensor or storage
@@ -161,8 +226,9 @@ class Unpickler:
     def __init__(self, data, # the pickle: bytes, or a binary file object read as a stream
                  persistent_load, # persistent_load(pid): the storage a persistent id names
                  f, # the file, as errors name it
-                 room:int=_ROOM): # the memory the objects it makes may take, in bytes, counted as they are made
-        self.data, self.persistent_load, self.f, self.room = data, persistent_load, f, room
+                 room:int=_ROOM, # the memory the objects it makes may take, in bytes, counted as they are made
+                 trusted:bool=False): # loaded with weights_only=False: numpy's arrays and numbers are allowed too
+        self.data, self.persistent_load, self.f, self.room, self.trusted = data, persistent_load, f, room, trusted
 
     def load(self):
         stack, metastack, memo, used = [], [], {}, 0
@@ -203,8 +269,8 @@ class Unpickler:
             elif n in ("PUT", "BINPUT", "LONG_BINPUT"): memo[arg] = stack[-1]; used += _ENTRY
             elif n == "MEMOIZE": memo[len(memo)] = stack[-1]; used += _ENTRY
             elif n in ("GET", "BINGET", "LONG_BINGET"): stack.append(memo[arg]); used += _SLOT
-            elif n == "GLOBAL": stack.append(_find_class(*arg.split(" ", 1), self.f)); used += _SLOT
-            elif n == "STACK_GLOBAL": name, module = stack.pop(), stack.pop(); stack.append(_find_class(module, name, self.f))
+            elif n == "GLOBAL": stack.append(_find_class(*arg.split(" ", 1), self.f, self.trusted)); used += _SLOT
+            elif n == "STACK_GLOBAL": name, module = stack.pop(), stack.pop(); stack.append(_find_class(module, name, self.f, self.trusted))
             elif n == "REDUCE": args = stack.pop(); stack[-1] = _call(stack[-1], args); used += _cost(stack[-1])
             elif n == "BUILD": state = stack.pop(); _build(stack[-1], state); used += _ENTRY * len(state)
             elif n == "BINPERSID": stack.append(self.persistent_load(stack.pop())); used += _TENSOR   # its bytes: checked by the loader
@@ -349,8 +415,9 @@ class _Storages:
         return self.raw[key]
 
 # %% ../nbs/64_reading_pytorch_files.ipynb #c097207b
-def _load_zip(fh, f, map_location):
-    "The object in a PyTorch zip checkpoint (torch.save's format since 1.6), read without PyTorch and without running code."
+def _load_zip(fh, f, map_location, trusted=False):
+    """The object in a PyTorch zip checkpoint (torch.save's format since 1.6), read without PyTorch and without running code
+    (`trusted`: loaded with weights_only=False)."""
     start = fh.tell()
     size = fh.seek(0, os.SEEK_END) - start   # what the objects of the pickle may take depends on it
     fh.seek(start)
@@ -372,7 +439,7 @@ def _load_zip(fh, f, map_location):
         storages = _Storages(zf, pkl[0][:-len("data.pkl")], f, map_location)
         try:
             with _PickleStream(zf, info, f) as data:
-                obj = Unpickler(data, storages, f, _ROOM + _ROOM_PER_BYTE * size).load()
+                obj = Unpickler(data, storages, f, _ROOM + _ROOM_PER_BYTE * size, trusted).load()
                 data.finish()
             return obj
         except (ValueError, IndexError, KeyError, TypeError, AttributeError, EOFError) as e:

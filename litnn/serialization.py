@@ -90,7 +90,7 @@ def load(f, # a path (str or os.PathLike) or a readable, seekable binary file ob
         fh.seek(start)
         if head[8:9] != b"{":   # not a safetensors header (whose first 8 bytes are its length)
             if head.startswith(b"PK"):
-                return _load_zip(fh, f, map_location)
+                return _load_zip(fh, f, map_location, trusted=weights_only is False)
             if head.startswith(b"\x80"): raise _refuse_pickle(f, head)
         meta, arrays = _read_safetensors(fh, f, verify)
     if meta.get("format") == _FORMAT or {"structure", "checksums"} & meta.keys():

@@ -272,11 +272,17 @@ def test_code_execution_refused_and_not_run(tmp_path):
              (torch_zip({'x': Call(G('subprocess', 'Popen'), ['touch', str(marker)])}), 'subprocess.Popen'),
              (torch_zip({'x': Call(G('builtins', 'getattr'), 'os', 'system')}), 'builtins.getattr'),
              (torch_zip({'x': Call(G('torch', 'load'), 'other.pt')}), 'torch.load'),
-             (torch_zip({'x': Call(G('torch.serialization', 'add_safe_globals'), [])}), 'torch.serialization.add_safe_globals'),
-             (torch_zip({'x': Call(G('numpy.core.multiarray', '_reconstruct'), 1)}), 'numpy.core.multiarray._reconstruct')]
+             (torch_zip({'x': Call(G('torch.serialization', 'add_safe_globals'), [])}), 'torch.serialization.add_safe_globals')]
     for f, name in cases:
         with pytest.raises(pickle.UnpicklingError, match=f"asks for the global '{name}'.*nothing was run"): litnn.load(f)
+        f.seek(0)
+        with pytest.raises(pickle.UnpicklingError, match=f"asks for the global '{name}'.*nothing was run"): litnn.load(f, weights_only=False)
     assert not marker.exists()
+    crafted = torch_zip({'x': Call(G('numpy.core.multiarray', '_reconstruct'), 1)})     # numpy's rebuild, called wrongly
+    with pytest.raises(pickle.UnpicklingError, match=r"weights_only=True: it holds numpy objects \(numpy.core.multiarray._reconstruct\)"):
+        litnn.load(crafted)
+    crafted.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match='malformed'): litnn.load(crafted, weights_only=False)
     with pytest.raises(pickle.UnpicklingError, match='numpy'): litnn.load(saved({'loss': np.float64(1.5)}))
 
 
@@ -567,3 +573,76 @@ def test_meta_tensors_save_without_memory_and_load_on_the_meta_device():
     assert _described(torch.load(io.BytesIO(b.getvalue()), map_location='cpu')) == want
     b = io.BytesIO(); litnn.save(_metas(litnn), b)
     assert _described(litnn.load(io.BytesIO(b.getvalue()), map_location='cpu')) == want
+
+
+NUMPY_OBJECTS = {       # what checkpoints hold beside tensors: metrics, random states, arrays of every plain dtype and layout
+    'best': np.float64(0.9375), 'epoch': np.int64(7), 'flag': np.bool_(True), 'h': np.float16(1.5), 'c': np.complex64(1 - 2j),
+    'grid': np.arange(12.).reshape(3, 4), 'fortran': np.asfortranarray(np.arange(6, dtype=np.int32).reshape(2, 3)),
+    'big_endian': np.arange(4, dtype='>f4'), 'zero_d': np.array(3.5), 'empty': np.zeros((0, 3), np.int8),
+    'names': np.array(['ab', 'c']), 'bytes': np.array([b'x', b'yz']), 'mask': np.array([True, False]),
+    'rng': np.random.default_rng(0).bit_generator.state['state']['state'], 'state': np.random.RandomState(0).get_state()[1][:5],
+    'nested': [np.float32(1), {'w': torch.ones(2)}],
+}
+
+def _same(a, b):
+    "Equal values, types, dtypes (byte order included) and memory order."
+    if isinstance(a, dict): return type(a) is type(b) and list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)): return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, np.ndarray):
+        return (type(b) is np.ndarray and a.dtype == b.dtype and a.dtype.byteorder == b.dtype.byteorder and a.shape == b.shape
+                and a.flags.f_contiguous == b.flags.f_contiguous and np.array_equal(a, b))
+    if isinstance(a, np.generic): return type(a) is type(b) and a.tobytes() == b.tobytes()
+    if isinstance(a, torch.Tensor): return isinstance(b, litnn.Tensor) and np.array_equal(a.numpy(), b.numpy())
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize('numpy_names', ['numpy._core', 'numpy.core'])    # (numpy 1 wrote numpy.core: files of both kinds exist)
+def test_numpy_arrays_and_numbers_load_as_with_torch_weights_only_false(numpy_names):
+    data = saved(NUMPY_OBJECTS).getvalue()
+    if numpy_names == 'numpy.core':
+        z, out = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
+        with zipfile.ZipFile(out, 'w') as w:
+            for n in z.namelist():
+                r = z.read(n)
+                w.writestr(n, r.replace(b'numpy._core.multiarray', b'numpy.core.multiarray') if n.endswith('data.pkl') else r)
+        data = out.getvalue()
+        assert b'numpy.core.multiarray' in data
+    expected = torch.load(io.BytesIO(data), weights_only=False)
+    got = litnn.load(io.BytesIO(data), weights_only=False)
+    assert _same(expected, got)
+    got['grid'][0, 0] = 99.          # a writable array of its own, as pickle's
+    assert _same(np.float64(0.9375), litnn.load(io.BytesIO(data), weights_only=False)['best'])
+    assert np.dtype('>f4').isnative is False and np.dtype('f8').byteorder == '='     # numpy's shared dtypes untouched
+
+
+def test_numpy_objects_need_weights_only_false_or_an_allow_list_as_with_torch():
+    data = saved({'a': np.arange(3.), 'n': np.float64(1)}).getvalue()
+    with pytest.raises(pickle.UnpicklingError): torch.load(io.BytesIO(data))
+    with pytest.raises(pickle.UnpicklingError, match=r'weights_only=True: it holds numpy objects .*add_safe_globals'):
+        litnn.load(io.BytesIO(data))
+    from numpy._core import multiarray as ma
+    names = [ma._reconstruct, np.ndarray, np.dtype, type(np.dtype('float64')), ma.scalar]
+    with torch.serialization.safe_globals(names): expected = torch.load(io.BytesIO(data))
+    with litnn.serialization.safe_globals(names): got = litnn.load(io.BytesIO(data))
+    assert _same(expected, got)
+    assert litnn.serialization.get_safe_globals() == []
+
+
+@pytest.mark.parametrize('obj', [np.array([1, 'a'], dtype=object), np.zeros(2, dtype=[('x', 'f4'), ('y', 'i4')]),
+                                 np.array(['2020-01-01'], dtype='datetime64[D]')])
+def test_numpy_arrays_litnn_cannot_rebuild_without_pickle_are_refused_and_nothing_runs(obj):
+    "Arrays of Python objects (pickled inside), structured and datetime arrays: torch unpickles them; litnn refuses, naming the dtype."
+    data = saved({'a': obj}).getvalue()
+    torch.load(io.BytesIO(data), weights_only=False)
+    with pytest.raises(pickle.UnpicklingError, match='dtype'): litnn.load(io.BytesIO(data), weights_only=False)
+
+
+def test_a_crafted_numpy_state_is_refused():
+    "BUILD with bytes that do not fill the shape, or a dtype state with fields, is a clear refusal (no array of garbage)."
+    good = pickle.dumps(np.arange(4.), protocol=2)
+    short = good.replace(b'\x00\x00\x00\x00\x00\x00\x08@', b'')         # the last element's bytes gone
+    def load(p): return T.Unpickler(p, lambda pid: None, 'crafted', trusted=True).load()
+    np.testing.assert_array_equal(load(good), np.arange(4.))
+    with pytest.raises((pickle.UnpicklingError, ValueError)): load(short)
+    dtype_fields = pickle.dumps(np.dtype([('x', 'f4')]), protocol=2)
+    with pytest.raises(pickle.UnpicklingError): load(dtype_fields)
