@@ -674,7 +674,12 @@ def rand_like(input, *, generator=None, dtype=None, device=None, layout=None, re
     return _like(rand, input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory, generator=generator)
 def randn_like(input, *, generator=None, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
     if B._vmap_random is not None: return B._vmap_random('like', 'randn_like', lambda t: randn_like(t, generator=generator, dtype=dtype, device=device, layout=layout, requires_grad=requires_grad, memory_format=memory_format, pin_memory=pin_memory), input)
-    return _like(randn, input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory, generator=generator)
+    if not isinstance(input, Tensor) or input.layout is not strided or layout not in (None, strided):   # refused as torch refuses them
+        return _like(randn, input, dtype, device, requires_grad, memory_format, layout=layout, pin_memory=pin_memory, generator=generator)
+    # torch's empty_like(...).normal_(): the kernel depends on the laid-out result, so a permuted one (a transposed or
+    # channels_last input) is drawn one Box-Muller pair at a time in memory order, not in blocks of 16 (19_random_sampling)
+    out = _like(empty, input, dtype, device, False, memory_format, pin_memory=pin_memory)
+    return out.normal_(generator=generator).requires_grad_(requires_grad)
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, layout=None, requires_grad=False, memory_format=None, pin_memory=False):
     if B._vmap_random is not None: return B._vmap_random('like', 'randint_like', lambda t: randint_like(t, low, high, generator=generator, dtype=dtype, device=device, layout=layout, requires_grad=requires_grad, memory_format=memory_format, pin_memory=pin_memory), input)
     if high is None: low, high = 0, low

@@ -416,6 +416,29 @@ def test_seeded_in_place_samplers_walk_memory_as_torch(view, fill):
     np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
     assert got[1] == want[1]
 
+_LIKES = {'randn_like': lambda L, t: L.randn_like(t), 'randn_like float64': lambda L, t: L.randn_like(t, dtype=L.float64),
+          'randn_like requires_grad': lambda L, t: L.randn_like(t, dtype=L.float32, requires_grad=True),
+          'randn_like contiguous_format': lambda L, t: L.randn_like(t, memory_format=L.contiguous_format),
+          'rand_like': lambda L, t: L.rand_like(t), 'randint_like': lambda L, t: L.randint_like(t, 3, 50)}
+
+@pytest.mark.parametrize('like', list(_LIKES))
+@pytest.mark.parametrize('view', list(_strided_views(litnn)) + ['big transposed', 'channels_last 16+'])
+def test_seeded_like_samplers_draw_into_the_laid_out_result_as_torch(view, like):
+    """randn_like and friends are torch's empty_like(input) then the in-place sampler: a result laid out as a permuted
+    input (transposed, channels_last) is filled in memory order, and normal_ then draws pair by pair even from 16 values
+    on (HF VITS draws its prior noise with randn_like of a transposed tensor); same values, same generator state."""
+    extra = {'big transposed': lambda L: L.empty(2, 30, 8).transpose(1, 2), 'channels_last 16+': lambda L: L.empty(2, 4, 3, 3).to(memory_format=L.channels_last)}
+    def run(L):
+        L.manual_seed(3)
+        t = extra[view](L) if view in extra else _strided_views(L)[view]()
+        try: r = _LIKES[like](L, t)
+        except (RuntimeError, NotImplementedError, ValueError, TypeError) as e: return type(e)
+        return host(r) if L is litnn else r.detach().numpy(), tuple(r.stride()), r.requires_grad, L.rand(3).tolist()
+    want, got = run(torch), run(litnn)
+    if isinstance(want, type): assert got is want; return
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
+    assert got[1:] == want[1:]
+
 @pytest.mark.parametrize('dt', ['float32', 'float16', 'bfloat16', 'float64', 'int8', 'uint8', 'int64', 'bool'])
 def test_random_from_none_is_up_to_the_dtype_top(dt):
     "random_(from, None): [from, top] (2**digits for floats, the max for integers), torch's; random_(0) is random_(to=0)."
