@@ -494,6 +494,7 @@ from ._tensor import Tensor
 from .autograd.graph import Op, _NO_CTX, _check_tensors
 from .autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING
 from ._tensor import _follow_layout, _relaid, _preserved_order
+from .autograd.operators import _first_layout
 
 # %% ../nbs/15a_erf_and_gelu.ipynb #a6e5345b
 _ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3, 7.00332514112805075473E3, 5.55923013010394962768E4)
@@ -626,7 +627,7 @@ class GeluBackward0(Op):
         aux = ctx.aux if ctx.aux is not None else _gelu_forward(xp, x32, ctx.approximate)[1]
         ctx.aux = None                          # its memory becomes the gradient: no new array
         d = _dgelu(xp, g.astype(np.float32) if g.dtype.itemsize < 4 else g, x32, aux, ctx.approximate)
-        return d.astype(g.dtype, copy=False)
+        return _first_layout(d.astype(g.dtype, copy=False), g, x)    # (torch's gelu_backward(grad, self): grad's layout first; _dgelu works flat)
 
 def _dgelu_recorded(g, x, approximate):
     "The same derivative in tensor ops, for a recorded backward (second derivatives)."

@@ -136,3 +136,20 @@ def test_group_norm_gradient_in_suggested_format(shape, layout):
     (ty, ts, tv), (ly, ls, lv) = _strides_both(f)
     assert (ly, ls) == (ty, ts)
     np.testing.assert_allclose(lv, tv, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize('op', ['gelu', 'gelu_tanh', 'logsigmoid'])
+@pytest.mark.parametrize('layout', ['transposed', 'channels_last'])
+@pytest.mark.parametrize('cot', ['row_major', 'like_output'])
+def test_gelu_logsigmoid_layouts(op, layout, cot):
+    # gelu_backward(grad, self): the gradient's layout first; log_sigmoid_forward allocates its result row-major
+    def f(lib):
+        x = _strided(lib, (2, 3, 4, 5), layout).requires_grad_()
+        F = lib.nn.functional
+        y = F.logsigmoid(x) if op == 'logsigmoid' else F.gelu(x, approximate='tanh' if op == 'gelu_tanh' else 'none')
+        c = lib.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)))
+        g, = lib.autograd.grad(y, x, lib.empty_like(y).copy_(c) if cot == 'like_output' else c)
+        return y.stride(), g.stride(), g.tolist()
+    (ty, ts, tv), (ly, ls, lv) = _strides_both(f)
+    assert (ly, ls) == (ty, ts)
+    np.testing.assert_allclose(lv, tv, rtol=1e-12, atol=1e-15)

@@ -549,7 +549,8 @@ def _dlogsigmoid(g, x, y):
     q = b / (1 + b)
     return (array_namespace(f).where(f < 0, 1 - q, q) * g.astype(np.float32)).astype(x.dtype)
 
-LogSigmoidBackward0 = _node('LogSigmoidBackward0', lambda xp, a: xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a))),
+# (torch's log_sigmoid_forward allocates its result and buffer empty_like(input, Contiguous): row-major for any input layout)
+LogSigmoidBackward0 = _node('LogSigmoidBackward0', lambda xp, a: B._row_major(xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))),
                             _dlogsigmoid, 'x', 'log_sigmoid_cpu')
 LogSigmoidBackward0.wide_backward = ()      # (`_dlogsigmoid` computes half precision as torch's kernel, by itself)
 
