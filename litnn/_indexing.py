@@ -9,6 +9,7 @@ __all__ = ['IndexBackward0', 'GatherBackward0', 'IndexSelectBackward0', 'gather'
 import builtins, re, warnings, numpy as np
 from .backend import patch, array_namespace, array_device, to_device, _checked_scalar
 from ._tensor import Tensor, _wrap_dim, _LEGACY, _version_counter, _bump, _array_of, _dtype_name, _INFERENCE_INPLACE
+from ._tensor import _SparseArray, _sparse_index_select, _plain
 from .backend import _by_np, _row_major, _writeable_alias, _cpp, _type_name
 from ._creation import _infer
 from .autograd.graph import Op, _broadcast_shape, _broadcast_error, _needs
@@ -255,6 +256,8 @@ def index_select(input, dim, index):
         if a.size != 1: raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {a.size} value(s)")
         if not -1 <= builtins.int(a.reshape(-1)[0]) < 1: raise IndexError("index out of range in self")
         return IndexSelectBackward0.apply(input, key=(Ellipsis,))
+    if type(input._data) is _SparseArray:     # the entries at each index in turn (reference/sparse)
+        return Tensor._make(_sparse_index_select(_plain(input, 'index_select'), d, a.reshape(-1)))
     return IndexSelectBackward0.apply(input, key=(_ALL,) * d + (a if a.ndim else a.reshape(1), Ellipsis))   # (the index's own array: a capture finds it, 37_compile)
 
 @patch

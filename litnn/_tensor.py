@@ -1003,6 +1003,66 @@ def _sparse_inplace_check(a, op):
     if a.layout is sparse_coo and not a.coalesced and name in _ZERO_PRESERVING and name not in _LINEAR:
         raise RuntimeError(f"{name}_ requires coalesced input")
 
+# %% ../nbs/reference/sparse.ipynb #f9b8f6fa
+def _sparse_select(a, dim, i):
+    "Index `i` of dim `dim` of COO array `a`: a COO array, or a dense one when no sparse dim is left (its entries there, summed)."
+    n, sd = a.shape[dim], a.indices.shape[0]
+    if not -n <= i < n: raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {n}")
+    i %= n
+    if dim >= sd:       # a dense dim: the values' own indexing
+        return _SparseArray(sparse_coo, a.indices, a.values[(slice(None),) * (dim - sd + 1) + (i,)], a.shape[:dim] + a.shape[dim + 1:], a.coalesced)
+    keep = a.indices[dim] == i
+    v = a.values[keep]
+    if sd == 1: return v.sum(0)
+    idx = a.indices[[d for d in range(sd) if d != dim]][:, keep]
+    return _SparseArray(sparse_coo, idx, v, a.shape[:dim] + a.shape[dim + 1:], len(v) < 2)
+
+def _sparse_unsqueeze(a, dim):
+    "COO array `a` with a new dim of size 1 at `dim`: a row of zeros in the indices (a dense dim of the values, past them)."
+    sd, xp = a.indices.shape[0], array_namespace(a.values)
+    if dim <= sd: idx, v = xp.concatenate([a.indices[:dim], xp.zeros((1, a.nnz), a.indices.dtype), a.indices[dim:]]), a.values
+    else: idx, v = a.indices, xp.expand_dims(a.values, dim - sd + 1)
+    return _SparseArray(sparse_coo, idx, v, a.shape[:dim] + (1,) + a.shape[dim:], a.nnz < 2)
+
+def _sparse_getitem(a, key):
+    "`a[key]` for a COO array and torch's keys of one: ints (select), None (a new dim), `...` and `:`; the rest refused as torch."
+    if a.layout is not sparse_coo: raise _unsupported("indexing", a.layout)
+    key = key if isinstance(key, tuple) else (key,)
+    n = builtins.sum(k is not None and k is not Ellipsis for k in key)
+    if n > a.ndim: raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    at = [j for j, k in enumerate(key) if k is Ellipsis][:1] or [len(key)]
+    key = key[:at[0]] + (slice(None),) * (a.ndim - n) + key[at[0] + 1:]
+    d = 0
+    for j, k in enumerate(key):
+        if k is None: a = _sparse_unsqueeze(a, d); d += 1
+        elif isinstance(k, slice):
+            if k != slice(None): raise _no_sparse_kernel('as_strided')
+            d += 1
+        elif isinstance(k, (builtins.int, np.integer)) and not isinstance(k, builtins.bool):
+            a = _sparse_select(a, d, builtins.int(k))
+            if _type(a) is not _SparseArray: return a[(slice(None),) * d + key[j + 1:]]    # dense now: the rest of the key as numpy's
+        else: raise _no_sparse_kernel('index.Tensor')
+    return a
+_SparseArray.__getitem__ = _sparse_getitem
+
+def _sparse_narrow(a, dim, start, length):
+    "`narrow_copy` of COO array `a`: the entries with index `start` to `start + length` at `dim`, shifted to start at 0."
+    sd = a.indices.shape[0]
+    shape = a.shape[:dim] + (length,) + a.shape[dim + 1:]
+    if dim >= sd: return _SparseArray(sparse_coo, a.indices, a.values[(slice(None),) * (dim - sd + 1) + (slice(start, start + length),)], shape, a.coalesced)
+    keep = (a.indices[dim] >= start) & (a.indices[dim] < start + length)
+    idx = a.indices[:, keep].copy(); idx[dim] -= start
+    return _SparseArray(sparse_coo, idx, a.values[keep], shape, a.coalesced)
+
+def _sparse_index_select(a, dim, index):
+    "`index_select` of COO array `a`: for each position of `index`, in turn, the entries whose index at `dim` is there."
+    sd, xp = a.indices.shape[0], array_namespace(a.values)
+    shape = a.shape[:dim] + (len(index),) + a.shape[dim + 1:]
+    if dim >= sd: return _SparseArray(sparse_coo, a.indices, xp.take(a.values, index, dim - sd + 1), shape)
+    pos, e = xp.nonzero(index[:, None] == a.indices[dim][None, :])    # (position, entry) pairs, by position then entry
+    idx = a.indices[:, e].copy(); idx[dim] = pos
+    return _SparseArray(sparse_coo, idx, a.values[e], shape)
+
 # %% ../nbs/reference/sparse.ipynb #7cae46f1
 def _positions(a):
     "The (row, column) of each entry of compressed array `a` (of each block, for BSR/BSC), in stored order."

@@ -1551,7 +1551,7 @@ for _f in (tensor_split, hsplit, vsplit, dsplit): setattr(Tensor, _f.__name__, _
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #f1152fe1
 import numpy as np
-from ._tensor import Tensor, _dtype_name
+from ._tensor import Tensor, _dtype_name, _SparseArray, _sparse_narrow, _plain
 from .backend import int64, contiguous_format
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #1f95002e
@@ -1571,6 +1571,10 @@ def narrow_copy(input, dim, start, length):
         n = input.shape[_wrap_dim(dim, input.dim())]
         input.narrow(dim, start, 0)
         raise RuntimeError(f"start ({start + n if start < 0 else start}) + length ({length}) exceeds dimension size ({n}).")
+    if type(input._data) is _SparseArray:     # a copy of the entries in range (reference/sparse): torch has no sparse narrow view
+        d = _wrap_dim(dim, input.dim()); n = input.shape[d]
+        if start < 0 or start + length > n: raise RuntimeError(f"Invalid range to narrow. range(start, start+length) must be a subset of range(0, {n}).")
+        return Tensor._make(_sparse_narrow(_plain(input, 'narrow_copy'), d, start, length))
     return input.narrow(dim, start, length).clone()
 
 def fliplr(input):

@@ -268,7 +268,7 @@ def test_indices_are_checked():
 def test_unsupported_dense_ops_raise():
     "What litnn does not run on sparse tensors raises NotImplementedError (torch's type for missing sparse kernels)."
     s = coo(litnn)
-    for f in (lambda: s.exp(), lambda: s.view(-1), lambda: s[0],
+    for f in (lambda: s.exp(), lambda: s.view(-1), lambda: s[0:1],
               lambda: s.mean(), lambda: s ** 2, lambda: s == s, lambda: s.max(), lambda: litnn.exp(s),
               lambda: s.tolist(), lambda: s.flip(0)):
         with pytest.raises(NotImplementedError): f()
@@ -569,3 +569,33 @@ def test_sum_over_dims(dim):
     same(*both(lambda lib: coo(lib, idx=np.array([[0, 1, 1, 0]]), val=np.ones((4, 2), np.float32), size=(3, 2)).sum(dim)))   # a dense dim
     if not isinstance(dim, int): return
     same(*both(lambda lib: coo(lib).sum(dim, keepdim=True)))          # (torch: the summed dim's index 0, uncoalesced)
+
+# --- indexing: select, unsqueeze, index_select, narrow_copy (torch has no sparse views: slicing is refused)
+
+def hybrid(lib): return lib.sparse_coo_tensor(lib.tensor([[1, 0, 1]]), lib.tensor(VAL[:3, None] * [1, 2]), (3, 2))   # a dense dim
+
+INDEXING = {'s[0]': lambda x: x[0], 's[2]': lambda x: x[2], 'select(1, 2)': lambda x: x.select(1, 1), 'select(0, -1)': lambda x: x.select(0, -1),
+            's[:, 1]': lambda x: x[:, 1], 's[..., 0]': lambda x: x[..., 0], 's[0, 1]': lambda x: x[0, 1], 's[None]': lambda x: x[None],
+            'unsqueeze(0)': lambda x: x.unsqueeze(0), 'unsqueeze(1)': lambda x: x.unsqueeze(1), 'unsqueeze(-1)': lambda x: x.unsqueeze(-1),
+            'index_select(0)': lambda x: x.index_select(0, x.new_tensor([1, 1, 0]).long()),
+            'index_select(1)': lambda x: x.index_select(1, x.new_tensor([1, 0]).long()),
+            'narrow_copy(1)': lambda x: x.narrow_copy(1, 0, 2), 'narrow_copy(0)': lambda x: x.narrow_copy(0, 1, 2)}
+
+@pytest.mark.parametrize('case', INDEXING)
+@pytest.mark.parametrize('make', ['uncoalesced', 'coalesced', 'hybrid'])
+def test_indexing(case, make):
+    "Entries, order, is_coalesced and layout (dense when no sparse dim is left) as torch's, for COO and hybrid tensors."
+    f = INDEXING[case]
+    mk = dict(uncoalesced=coo, coalesced=lambda lib: coo(lib).coalesce(), hybrid=hybrid)[make]
+    try: t = f(mk(torch))
+    except (IndexError, RuntimeError) as e:
+        with pytest.raises(type(e)): f(mk(litnn))
+        return
+    same(t, f(mk(litnn)))
+
+def test_indexing_refusals():
+    "Slices, narrow (views), indexing by a list and out-of-range indices: torch's errors."
+    for f in (lambda x: x[0:1], lambda x: x.narrow(1, 0, 2), lambda x: x[[1, 0]], lambda x: x[5], lambda x: x[0, 0, 0],
+              lambda x: x.narrow_copy(0, -1, 1), lambda x: x.narrow_copy(1, 2, 2)):
+        te, le = same_error(lambda lib: f(coo(lib)))
+        if not isinstance(te, NotImplementedError): assert str(le) == str(te)
