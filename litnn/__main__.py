@@ -109,6 +109,8 @@ def main(argv=None):
                            else '__main__.py' in zipfile.ZipFile(path).namelist()):
             print(f"python -m litnn: can't find '__main__' module in {path!r}", file=sys.stderr); return 1
     _children_run_litnn()
+    from litnn import serialization
+    serialization._default_format = "torch"           # what the program saves, torch reads: torch.save's format for data
     sys.modules['torch'] = sys.modules[__package__]   # litnn (imported before this file runs): from here on `import torch...` is litnn (the finder in litnn/__init__.py)
     if option == '-c': return _run_code(target, '<string>', ['-c', *argv[2:]], '')
     if option == '-m':

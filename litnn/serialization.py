@@ -18,10 +18,12 @@ from ._checkpoint_records import _FORMAT, _VERSION, _Encoder, _encode, _storages
 from ._torch_files import _save_torch, _load_zip   # PyTorch's zip files (64_reading_pytorch_files)
 
 # %% ../nbs/60_saving_and_loading.ipynb #7ce0f754
+_default_format = "litnn"   # "torch" under `python -m litnn` (01a_running_torch_programs): a PyTorch program's files, read by torch too
+
 def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
          f, # a path (str or os.PathLike) or a writable binary file object
          pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True, _disable_byteorder_record=False, # torch's; litnn never pickles
-         *, format:str="litnn"): # "litnn": a litnn checkpoint; "torch": what torch.save writes (64_reading_pytorch_files)
+         *, format:str|None=None): # "litnn": a litnn checkpoint; "torch": what torch.save writes (64_reading_pytorch_files); None: `_default_format`
     """Save `obj` to `f` as a litnn checkpoint (safetensors + JSON, never a pickle); a path is replaced atomically.
 
     ```python
@@ -39,6 +41,11 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
     if isinstance(f, (str, os.PathLike)) and os.path.isdir(f): raise RuntimeError(f"cannot save to {os.fspath(f)!r}: it is a directory")
     if isinstance(pickle_protocol, int) and pickle_protocol > pickle.HIGHEST_PROTOCOL:    # torch's pickler refuses it before writing
         raise ValueError(f"pickle protocol must be <= {pickle.HIGHEST_PROTOCOL}")
+    if format is None:
+        format = _default_format
+        if format == "torch":         # (under the launcher) data as torch writes it; an object, a whole model, as litnn's
+            try: return _save_torch(obj, f)
+            except TypeError: format = "litnn"     # (refused before anything is written: torch could not import its classes anyway)
     if format == "torch":
         return _save_torch(obj, f)
     if format != "litnn": raise ValueError(f"litnn.save: format must be 'litnn' or 'torch', not {format!r}")

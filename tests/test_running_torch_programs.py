@@ -97,3 +97,23 @@ def test_without_a_program_at_a_terminal_it_is_python_prompt_with_litnn_as_torch
     assert p.wait(timeout=600) == 4
     text = out.decode()
     assert 'stands in for torch' in text and "got litnn [''] 2.0" in text
+
+def test_what_a_program_saves_under_the_launcher_torch_reads(tmp_path):
+    """torch.save in a program run by `python -m litnn` writes torch's format (data: a checkpoint, a state dict), which real
+    torch loads with weights_only=True; a whole model stays in litnn's format (torch could not rebuild litnn's classes)."""
+    import torch
+    (tmp_path / 'train.py').write_text(textwrap.dedent('''
+        import torch, numpy as np
+        torch.manual_seed(0)
+        net = torch.nn.Linear(3, 2)
+        opt = torch.optim.Adam(net.parameters())
+        net(torch.ones(4, 3)).sum().backward(); opt.step()
+        torch.save({'model': net.state_dict(), 'opt': opt.state_dict(), 'epoch': 3, 'loss': 0.5}, 'ck.pt')
+        torch.save(net, 'whole.pt')
+        print(torch.load('ck.pt')['epoch'], type(torch.load('whole.pt', weights_only=False)).__name__)
+    '''))
+    r = subprocess.run([sys.executable, '-m', 'litnn', 'train.py'], capture_output=True, text=True, cwd=tmp_path, env=ENV, timeout=600)
+    assert (r.returncode, r.stdout) == (0, '3 Linear\n'), r.stderr
+    ck = torch.load(tmp_path / 'ck.pt', weights_only=True)
+    assert ck['epoch'] == 3 and sorted(ck['model']) == ['bias', 'weight'] and ck['opt']['state'][0]['step'].item() == 1
+    with pytest.raises(Exception): torch.load(tmp_path / 'whole.pt', weights_only=False)
