@@ -493,6 +493,7 @@ from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _half, _opmath
 from ._pointwise import _floating, _const, _masked, where
 from ._views import cat
+from .fused import scan as _scan_loop   # one loop where numba runs (36_fused_kernels)
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #83c81c09
 def _prod_last(a):
@@ -647,15 +648,24 @@ def _cpu_acc(a):
     half floats in float32, float32 in float64, complex64 in complex128; each output is the carry rounded back (None: a's own)."""
     return np.float32 if _half(a) else {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}.get(a.dtype)
 
+def _scanned(a, dim, product=False):
+    """Running sums (products) of array `a` along `dim` as torch's CPU kernel: carried in `_cpu_acc`'s dtype from 0 (1), each
+    rounded back, row-major. One loop where numba runs; else numpy's scan, plus +0: torch's carry starts at +0, so no running
+    sum is -0.0 (numpy's starts at a[0]: a leading run of -0.0s stays -0.0)."""
+    xp = array_namespace(a)
+    r = _scan_loop(a, dim, product) if a.size >= 4096 else None
+    if r is not None: return r
+    r = (xp.cumprod if product else xp.cumsum)(a, axis=dim, dtype=_cpu_acc(a))
+    if not product and r.dtype.kind in 'fc': r += 0
+    return _row_major(r.astype(a.dtype, copy=False))
+
 class CumsumBackward0(Op):
     @staticmethod
     def forward(ctx, x, dim, reverse=False):
         a = x._data; xp = array_namespace(a)
         ctx.dim, ctx.reverse = dim, reverse
         if a.ndim == 0: return a.copy()
-        wide = _cpu_acc(a)
-        r = xp.flip(xp.cumsum(xp.flip(a, dim), axis=dim, dtype=wide), dim) if reverse else xp.cumsum(a, axis=dim, dtype=wide)
-        return _row_major(r.astype(a.dtype, copy=False))      # (torch's scans write a contiguous result, whatever the input's layout)
+        return _row_major(xp.flip(_scanned(xp.flip(a, dim), dim), dim)) if reverse else _scanned(a, dim)   # (torch's scans write a contiguous result, whatever the input's layout)
     @staticmethod
     def backward(ctx, g): return CumsumBackward0.apply(g, dim=ctx.dim, reverse=not ctx.reverse)
 
@@ -702,7 +712,7 @@ class CumprodBackward0(Op):
     def forward(ctx, x, dim):
         ctx.save_for_backward(x); ctx.dim = dim
         a = x._data
-        out = _row_major(array_namespace(a).cumprod(a, axis=dim, dtype=_cpu_acc(a)).astype(a.dtype, copy=False)) if a.ndim else a.copy()   # (numpy widens small ints to int64; floats carried as torch's CPU kernel: _cpu_acc)
+        out = _scanned(a, dim, product=True) if a.ndim else a.copy()   # (numpy widens small ints to int64; floats carried as torch's CPU kernel: _cpu_acc)
         ctx.save_output(out)
         return out
     @staticmethod

@@ -8,7 +8,7 @@ import contextlib, functools, math, os, warnings, numpy as np
 
 # %% auto #0
 __all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'select_le',
-           'relu_backward', 'softshrink', 'piecewise_loss', 'fma_into', 'fma', 'sub_scaled', 'poly', 'softmax',
+           'relu_backward', 'softshrink', 'piecewise_loss', 'scan', 'fma_into', 'fma', 'sub_scaled', 'poly', 'softmax',
            'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss', 'nll_loss_backward']
 
 # %% ../nbs/36_fused_kernels.ipynb #68254422
@@ -344,6 +344,37 @@ def piecewise_loss(a, b, k, s, c, m):
     if kernel is None: return None
     out, d = np.empty_like(a), a.dtype.type
     kernel(*flat, d(k), d(s), d(c), d(m), out.ravel(order='K'))
+    return out
+
+
+# %% ../nbs/36_fused_kernels.ipynb #dd35e9e0
+def _scan(a, product, out):
+    "Running sums (products) of 3-D `a` along its middle axis into `out`, carried in float64 from 0 (1), each step rounded to out's dtype."
+    P, N, Q = a.shape
+    R = 8 if Q == 1 else 1      # a scan along memory: 8 rows side by side, 8 carries in flight (one row's is a chain of latencies)
+    carry = np.empty(R * Q)
+    for p0 in range(0, P, R):
+        m = min(R, P - p0)
+        for k in range(m * Q): carry[k] = 1.0 if product else 0.0
+        for i in range(N):
+            for r in range(m):
+                for q in range(Q):
+                    v = carry[r * Q + q]      # a NaN carry stays that NaN (the x86 rule for a first operand: numpy's and torch's loops)
+                    c = v if v != v else (v * a[p0 + r, i, q] if product else v + a[p0 + r, i, q])
+                    carry[r * Q + q] = c
+                    out[p0 + r, i, q] = c
+_scan.exact = True
+
+def scan(a, dim, product=False):
+    """torch's CPU `cumsum` (`cumprod` if `product`) of a float32 or float64 numpy array along `dim`, in one loop, row-major;
+    None where the kernel does not run."""
+    if type(a) is not np.ndarray or a.ndim == 0: return None
+    a = np.ascontiguousarray(a)
+    kernel = compiled(_scan) if _fits(a) else None
+    if kernel is None: return None
+    P, N = math.prod(a.shape[:dim]), a.shape[dim]
+    out = np.empty(a.shape, a.dtype)
+    kernel(a.reshape(P, N, -1), product, out.reshape(P, N, -1))
     return out
 
 

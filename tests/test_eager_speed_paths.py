@@ -583,3 +583,33 @@ def test_gelu_of_a_transposed_matrix_matches_the_row_major_road(dtype, kernels):
     bits_equal(out[0][0].contiguous(), out[1][0].contiguous()); bits_equal(out[0][1].contiguous(), out[1][1].contiguous())
     tx = torch.tensor(x).t()
     assert out[1][0].stride() == torch.nn.functional.gelu(tx).stride()
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('op', ['cumsum', 'cumprod'])
+@pytest.mark.parametrize('dim', [0, 1, -1])
+@pytest.mark.parametrize('layout', ['C', 'T', '3d'])
+def test_scans_match_torch_bits(dtype, op, dim, layout, kernels):
+    """cumsum / cumprod carried as torch's CPU kernel (float32 in float64, from 0 or 1, each output rounded back): in one
+    loop where numba runs (`fused.scan`), numpy's scan otherwise; torch's values to the bit (no -0.0 sums: torch's carry
+    starts at +0) and gradients, contiguous results."""
+    x = special(dtype, (150, 120), seed=9, scale=1)
+    x[:, :3] = -0.0; x[:4] = -0.0                 # leading runs of -0.0 along both dims
+    if op == 'cumprod': x = np.where(np.abs(x) > 4, np.sign(x), x).astype(dtype)     # (no overflow everywhere)
+    if layout == '3d': x = x.reshape(10, 15, 120)
+    f = lambda lib, t: getattr(t.t() if layout == 'T' else t, op)(dim)
+    (ly, ty), (lg, tg) = run_both(f, x)
+    bits_equal(ly, ty)
+    assert ly.stride() == ty.stride()
+    if op == 'cumsum': bits_equal(lg[0], tg[0])     # (a reversed running sum)
+    else:                                           # (torch's formula through zeros and infinities is its own: finite nonzero inputs)
+        x = np.random.default_rng(2).uniform(0.5, 1.5, x.shape).astype(dtype)
+        (ly, ty), (lg, tg) = run_both(f, x)
+        np.testing.assert_allclose(lg[0].numpy(), tg[0].numpy(), rtol=1e-4 if dtype == np.float32 else 1e-10)
+
+def test_scan_small_and_zero_runs_match_torch():
+    "Small inputs (numpy's scan, +0 added) and all -0.0 rows: no -0.0 in a running sum, as torch's."
+    x = np.array([[-0.0, 1.0, -1.0, -0.0], [-0.0, -0.0, -0.0, -0.0]], np.float32)
+    for dt in (np.float32, np.float64, np.complex64):
+        for d in (0, 1):
+            bits_equal(litnn.tensor(x.astype(dt)).cumsum(d).numpy().view(np.float32 if dt != np.float64 else np.float64),
+                       torch.tensor(x.astype(dt)).cumsum(d).numpy().view(np.float32 if dt != np.float64 else np.float64))
