@@ -16,6 +16,7 @@ from .utils.hooks import warn_if_has_hooks
 from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape
 from ._objects import _encode_object, _encode_global, _imported_global, _refused, _safe_globals, _make_objects, _set_states
 from ._pickling import _user_state, _TENSOR_BITS
+from .storage import TypedStorage, UntypedStorage
 from .meta import MetaArray       # (65_pickling: what a pickle keeps of a tensor's attributes)
 from ._tensor import _set_requires_grad   # requires_grad set as torch's C++ does: no transform check (10_tensor)
 
@@ -107,6 +108,7 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
         out = {"type": type(x).__name__, "items": items}
         if hasattr(x, "_metadata"): out["metadata"] = _encode(enc, x._metadata, keys, f"{where}._metadata", d)
         return out
+    if isinstance(x, (TypedStorage, UntypedStorage)) and x.device.type != "meta": return _encode_storage(enc, x, keys)
     glob = _encode_global(x)   # a function or class, by name
     if glob is not None: return glob
     obj = _encode_object(enc, x, lambda state: _encode(enc, state, keys, f"{where}.__dict__", d))   # a whole object
@@ -128,6 +130,12 @@ def _encode_numpy(enc, x, keys, where):
     if id(x) not in enc.arrays: enc.arrays[id(x)] = (x, Tensor._make(a))   # keeping `x` alive keeps its id unique
     out = {"type": "ndarray", "index": enc.tensor(enc.arrays[id(x)][1], keys)}
     return {**out, "scalar": True} if isinstance(x, np.generic) else out
+
+def _encode_storage(enc, s, keys):
+    "The record of storage `s` (`t.storage()`, `t.untyped_storage()`): its memory as a flat tensor of its dtype, so it is stored once with the tensors that share it."
+    flat = s._values() if isinstance(s, TypedStorage) else s._array
+    out = {"type": "storage", "index": enc.tensor(Tensor._make(flat), keys)}
+    return {**out, "dtype": s.dtype.name} if isinstance(s, TypedStorage) else out
 
 # %% ../nbs/63_checkpoint_records.ipynb #e991b423
 def _block(a):
@@ -274,7 +282,7 @@ def _flagged(t, rec):
 
 # %% ../nbs/63_checkpoint_records.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
-_FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "float": ("value",), "bytes": ("hex",), "bytearray": ("hex",), "complex": ("real", "imag"), "dtype": ("name",), "device": ("name",), "qscheme": ("name",), "quantized": ("int_repr", "dtype", "scheme", "axis", "scale", "zero_point"),
+_FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "storage": ("index", "dtype"), "float": ("value",), "bytes": ("hex",), "bytearray": ("hex",), "complex": ("real", "imag"), "dtype": ("name",), "device": ("name",), "qscheme": ("name",), "quantized": ("int_repr", "dtype", "scheme", "axis", "scale", "zero_point"),
            "dict": ("items", "metadata"), "sparse": ("layout", "size", "indices", "values", "crow_indices", "col_indices", "ccol_indices", "row_indices", "coalesced", "requires_grad"), "OrderedDict": ("items", "metadata"), "Counter": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 def _float_part(v):
@@ -323,6 +331,17 @@ def _ndarray_record(x, tensors, f, depth):
         if x["scalar"] is not True or a.ndim: raise ValueError("a scalar is a 0-d array")
         return a[()]
     return a
+
+def _storage_record(x, tensors, f, depth):
+    "A storage over the memory of the flat tensor its record names (shared with the tensors loaded over the same memory)."
+    a = _tensor_record(x, tensors, f, depth)._data
+    if a.ndim != 1 or not a.flags.c_contiguous: raise ValueError("a storage's tensor is not flat and contiguous")
+    if "dtype" not in x:
+        if a.dtype != np.uint8: raise TypeError("an untyped storage's tensor is not bytes")
+        return UntypedStorage._wrap(a)
+    dtype = _dtype_record({"name": x["dtype"]})
+    if a.dtype != dtype.np: raise TypeError(f"a {dtype} storage's tensor is {a.dtype}")
+    return TypedStorage(wrap_storage=UntypedStorage._wrap(a.view(np.uint8)), dtype=dtype, _internal=True)
 
 class _Refs(list):
     "The tensors of a checkpoint (indexed by tensor records), as `.objects` its objects (62_checkpoint_objects), as `.host` ndarrays made."
@@ -387,7 +406,7 @@ def _qscheme_record(x, *_):
     if not isinstance(q, B.qscheme): raise ValueError("not a qscheme")
     return q
 
-_DECODERS = {"tensor": _tensor_record, "quantized": _quantized_record, "qscheme": _qscheme_record, "sparse": _sparse_record, "object": _object_record, "global": _global_record, "ndarray": _ndarray_record, "dict": _dict_record, "OrderedDict": _dict_record, "Counter": _dict_record, "device": _device_record,
+_DECODERS = {"tensor": _tensor_record, "quantized": _quantized_record, "qscheme": _qscheme_record, "sparse": _sparse_record, "object": _object_record, "global": _global_record, "ndarray": _ndarray_record, "storage": _storage_record, "dict": _dict_record, "OrderedDict": _dict_record, "Counter": _dict_record, "device": _device_record,
              **{k: _sequence_record for k in _SEQUENCES},
              "float": lambda x, *_: _FLOATS[x["value"]],
              "bytes": lambda x, *_: bytes.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),

@@ -971,6 +971,25 @@ def test_storages_load_without_an_allow_list_like_torch():
         assert u.nbytes() == 24 and bytes(u.tolist()[4:8]) == bytes(np.float32(1.).data)   # (torch gives a uint8 TypedStorage)
 
 
+
+def test_storages_share_memory_with_their_tensors_after_loading_like_torch():
+    # test_serialization.py's _test_serialization_data: storages saved beside tensors over the same memory (the whole
+    # storage, a slice's storage, one storage twice) load over the memory of those tensors, as torch's
+    import warnings
+    out = []
+    for lib in (torch, litnn):
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')   # TypedStorage is deprecated (both libraries warn)
+            a = lib.arange(25.).reshape(5, 5)
+            t = lib.arange(3.)
+            b = [a, a[1:], a.storage(), a.reshape(-1)[1:4].storage(), (t.storage(), t.storage())]
+            c = roundtrip(b, lib)
+            c[0].fill_(10)
+            c[4][0][0] = 7.
+            out.append((c[1].tolist(), c[2].tolist(), c[3].tolist(), c[4][1].tolist(), c[2].data_ptr() == c[0].data_ptr(),
+                        [type(x).__name__ for x in c[2:4]]))
+    assert out[0] == out[1]
+
 @pytest.mark.parametrize('dtype', ['float8_e5m2', 'float8_e4m3fn'])
 def test_float8_views_save_like_torch(dtype):
     # a strided view of a float8 tensor (its storage spans more than it) saves and loads as in torch
