@@ -15,6 +15,7 @@ from .autograd.grad_mode import _Mode
 from .autograd.operators import _alpha_number, _refused   # a 0-d tensor given for beta/alpha: its number; an operand of `@` neither tensor nor number
 from . import amp   # autocast: the `_autocast` hook of the ops below
 from ._views import TBackward0   # `t()`'s node (17a_reordering_joining_splitting), which F.linear's short road records
+from ._views import stack
 
 
 # %% ../nbs/16a_matrix_products.ipynb #5b1f0c2a
@@ -261,7 +262,9 @@ def mv(input, vec):
     "Product of a matrix and a vector."
     _check_tensors('mv', dict(input=input, vec=vec))
     if amp._active: input, vec = amp._autocast('mv', input, vec)
-    _check_mat('mv', input, vec, (2, 1), ('self', 'vec')); return MvBackward0.apply(input, vec)
+    _check_mat('mv', input, vec, (2, 1), ('self', 'vec'))
+    if input.layout is not strided: return _sparse_mm(input, vec, 'mv')    # reference/sparse
+    return MvBackward0.apply(input, vec)
 
 def dot(input, other):
     "Dot product of two vectors."
@@ -278,6 +281,8 @@ def bmm(input, mat2):
     _check_mat('bmm', input, mat2, (3, 3), ('batch1', 'batch2'))
     if input._data.shape[0] != mat2._data.shape[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: {[input.shape[0], input.shape[2]]} but got: {list(mat2.shape[:2])}.")
+    if input.layout is not strided:     # a batch of sparse matrices (3-d COO): one product per matrix (reference/sparse)
+        return stack([mm(input[i], mat2[i]) for i in range(input.shape[0])])
     return BmmBackward0.apply(input, mat2)
 
 def outer(input, vec2):
@@ -790,6 +795,9 @@ _SparseSparseMm.__name__ = _SparseSparseMm.__qualname__ = 'MmBackward0'
 def _sparse_mm(input, mat2, fn='mm', sparse_grad=False):
     "A product with a sparse matrix operand: sparse @ dense or dense @ sparse (dense), sparse @ sparse (sparse)."
     si, s2 = type(input._data) is _SparseArray, type(mat2._data) is _SparseArray
+    if fn in ('matmul', 'mv') and si != s2:     # a vector: a one-column (one-row) matrix, as torch's mv and matmul
+        if si and input._data.ndim == 2 and mat2._data.ndim == 1: return _sparse_mm(input, mat2.unsqueeze(1), 'mm').squeeze(1)
+        if s2 and fn == 'matmul' and input._data.ndim == 1 and mat2._data.ndim == 2: return _sparse_mm(input.unsqueeze(0), mat2, 'mm').squeeze(0)
     if si and s2:
         la, lb = input.layout, mat2.layout
         if la in _BLOCK_LAYOUTS: raise RuntimeError(f"zeros_sparse_compressed expected sparse compressed (non-block) tensor layout but got {_LAYOUT_NAMES[la]}")

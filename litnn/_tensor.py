@@ -1045,6 +1045,30 @@ def _sparse_getitem(a, key):
     return a
 _SparseArray.__getitem__ = _sparse_getitem
 
+def _sparse_cat(arrays, dim):
+    """COO arrays joined along `dim`: their entries one after another, indices at a sparse `dim` shifted by the sizes
+    before; along a dense dim, each entry's values padded with zeros to the joined size."""
+    ref = arrays[0]
+    for i, a in enumerate(arrays):
+        if _type(a) is not _SparseArray: raise RuntimeError(f"Concatenating sparse tensors, but a dense tensor was found at position {i}.")
+        if a.ndim != ref.ndim or a.indices.shape[0] != ref.indices.shape[0] or builtins.any(x != y for k, (x, y) in enumerate(zip(a.shape, ref.shape)) if k != dim):
+            raise RuntimeError(f"All tensors must have the same shape: {list(ref.shape)} (except in the concatenating dimension), but found shape: {list(a.shape)} at position {i}.")
+    xp, sd = array_namespace(ref.values), ref.indices.shape[0]
+    sizes = [a.shape[dim] for a in arrays]
+    starts = [builtins.sum(sizes[:i]) for i in range(len(arrays))]
+    shape = ref.shape[:dim] + (builtins.sum(sizes),) + ref.shape[dim + 1:]
+    idx, vals = [], []
+    for a, o in zip(arrays, starts):
+        i, v = a.indices.copy(), a.values
+        if dim < sd: i[dim] += o
+        else:
+            w = xp.zeros((a.nnz,) + shape[sd:], v.dtype)
+            w[(slice(None),) * (dim - sd + 1) + (slice(o, o + a.shape[dim]),)] = v
+            v = w
+        idx.append(i); vals.append(v)
+    idx, vals = xp.concatenate(idx, 1), xp.concatenate(vals)
+    return _SparseArray(sparse_coo, idx, vals, shape, len(vals) < 2)
+
 def _sparse_narrow(a, dim, start, length):
     "`narrow_copy` of COO array `a`: the entries with index `start` to `start + length` at `dim`, shifted to start at 0."
     sd = a.indices.shape[0]
@@ -1053,6 +1077,12 @@ def _sparse_narrow(a, dim, start, length):
     keep = (a.indices[dim] >= start) & (a.indices[dim] < start + length)
     idx = a.indices[:, keep].copy(); idx[dim] -= start
     return _SparseArray(sparse_coo, idx, a.values[keep], shape, a.coalesced)
+
+def _sparse_narrow_copy(self, dim, start, length):
+    "`narrow_copy` of a COO tensor: torch has no sparse view, so no negative start either."
+    n = self.shape[dim]
+    if start < 0 or start + length > n: raise RuntimeError(f"Invalid range to narrow. range(start, start+length) must be a subset of range(0, {n}).")
+    return Tensor._make(_sparse_narrow(_plain(self, 'narrow_copy'), dim, start, length))
 
 def _sparse_index_select(a, dim, index):
     "`index_select` of COO array `a`: for each position of `index`, in turn, the entries whose index at `dim` is there."
@@ -1487,8 +1517,13 @@ def _checked_sparse(layout, parts, size, coalesced=False):
 # %% ../nbs/reference/sparse.ipynb #e793e900
 def _copy_into(a, b, casting='unsafe'):
     "`a.copy_(b)` for sparse arrays: `a` takes `b`'s indices, values (in `a`'s dtype), size and layout, as torch's copy_."
-    if _type(b) is not _SparseArray:
+    if _type(b) is not _SparseArray and not (np.ndim(b) == 0 and b == 0):
         raise RuntimeError("copy_() between dense and sparse Tensors is not implemented! Found self type = sparse and src type = dense")
+    if _type(b) is not _SparseArray:      # zero_ (a fill with 0): no entries left, the dense dims kept, as torch's
+        if a.layout is sparse_coo: a.indices = np.zeros((a.indices.shape[0], 0), np.int64)
+        else: a.indices = (np.zeros_like(a.indices[0]), a.indices[1][:0].copy())    # compressed: every row (column) empty
+        a.values, a.coalesced = a.values[:0].copy(), True
+        return
     a.layout, a.shape, a.coalesced = b.layout, b.shape, b.coalesced
     a.indices = tuple(i.copy() for i in b.indices) if b.layout is not sparse_coo else b.indices.copy()
     a.values = b.values.astype(a.values.dtype)

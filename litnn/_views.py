@@ -436,6 +436,7 @@ def unsqueeze(self:Tensor, dim): return unsqueeze(self, dim)
 import warnings
 from .backend import patch, array_namespace, promote_types
 from ._tensor import Tensor, _wrap_dim, _int_arg, _laid_out, _channels_last_strides, _inference_tensor
+from ._tensor import strided, _plain, _sparse_cat
 from .autograd.graph import Op, _ndarray, _new, _counter, _accumulator
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _dims, _into
@@ -633,6 +634,8 @@ def cat(tensors, dim=0, *, out=None):
     ref = next((t for t in ts if not _skipped(t)), ts[0])
     # every input a legacy empty (0,): torch leaves dim unchecked and joins them into one (0,) tensor
     d = 0 if all(_skipped(t) for t in ts) else _wrap_dim(dim, ref._data.ndim)
+    if ts[0].layout is not strided:     # sparse tensors: their entries joined (reference/sparse)
+        return Tensor._make(_sparse_cat([_plain(t, 'cat') if t.layout is not strided else t._data for t in ts], d))
     try: return CatBackward0.apply(*ts, dim=d)
     except (ValueError, RuntimeError, IndexError): pass
     for i, t in enumerate(ts):                 # numpy refused: find the first culprit, explain as torch does
@@ -653,7 +656,9 @@ def stack(tensors, dim=0, *, out=None):
     for i, t in enumerate(ts):
         if t._data.shape != ts[0]._data.shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ts[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
-    return StackBackward0.apply(*ts, dim=_wrap_dim(dim, ts[0]._data.ndim + 1))
+    d = _wrap_dim(dim, ts[0]._data.ndim + 1)
+    if ts[0].layout is not strided: return cat([t.unsqueeze(d) for t in ts], d)    # sparse: a new dim of size 1 each, joined
+    return StackBackward0.apply(*ts, dim=d)
 
 # %% ../nbs/17a_reordering_joining_splitting.ipynb #bab7dd35
 class _Split(Op):
@@ -1551,7 +1556,7 @@ for _f in (tensor_split, hsplit, vsplit, dsplit): setattr(Tensor, _f.__name__, _
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #f1152fe1
 import numpy as np
-from ._tensor import Tensor, _dtype_name, _SparseArray, _sparse_narrow, _plain
+from ._tensor import Tensor, _dtype_name, _SparseArray, _sparse_narrow_copy
 from .backend import int64, contiguous_format
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #1f95002e
@@ -1571,10 +1576,7 @@ def narrow_copy(input, dim, start, length):
         n = input.shape[_wrap_dim(dim, input.dim())]
         input.narrow(dim, start, 0)
         raise RuntimeError(f"start ({start + n if start < 0 else start}) + length ({length}) exceeds dimension size ({n}).")
-    if type(input._data) is _SparseArray:     # a copy of the entries in range (reference/sparse): torch has no sparse narrow view
-        d = _wrap_dim(dim, input.dim()); n = input.shape[d]
-        if start < 0 or start + length > n: raise RuntimeError(f"Invalid range to narrow. range(start, start+length) must be a subset of range(0, {n}).")
-        return Tensor._make(_sparse_narrow(_plain(input, 'narrow_copy'), d, start, length))
+    if type(input._data) is _SparseArray: return _sparse_narrow_copy(input, _wrap_dim(dim, input.dim()), start, length)   # reference/sparse
     return input.narrow(dim, start, length).clone()
 
 def fliplr(input):

@@ -599,3 +599,33 @@ def test_indexing_refusals():
               lambda x: x.narrow_copy(0, -1, 1), lambda x: x.narrow_copy(1, 2, 2)):
         te, le = same_error(lambda lib: f(coo(lib)))
         if not isinstance(te, NotImplementedError): assert str(le) == str(te)
+
+# --- joining sparse tensors; products with vectors and batches; zero_
+
+JOINS = {'cat(0)': lambda lib: lib.cat([coo(lib), coo(lib).coalesce()]), 'cat(-1)': lambda lib: lib.cat([coo(lib).coalesce(), coo(lib)], -1),
+         'cat hybrid dense dim': lambda lib: lib.cat([hybrid(lib), hybrid(lib)], 1), 'cat dtypes': lambda lib: lib.cat([coo(lib).double(), coo(lib)]),
+         'cat one': lambda lib: lib.cat([coo(lib).coalesce()]), 'stack(0)': lambda lib: lib.stack([coo(lib), coo(lib).coalesce()]),
+         'stack(2)': lambda lib: lib.stack([coo(lib), coo(lib)], 2), 'stack hybrid': lambda lib: lib.stack([hybrid(lib), hybrid(lib)], -1),
+         'mv': lambda lib: lib.mv(coo(lib), lib.arange(3.)), 's @ v': lambda lib: coo(lib) @ lib.arange(3.), 'v @ s': lambda lib: lib.arange(3.) @ coo(lib),
+         'csr @ v': lambda lib: coo(lib).to_sparse_csr() @ lib.arange(3.), 'mv csr': lambda lib: lib.mv(coo(lib).to_sparse_csr(), lib.arange(3.)),
+         'bmm': lambda lib: lib.bmm(lib.stack([coo(lib), coo(lib).coalesce() * 2]), lib.tensor(D[None, :3, :2].repeat(2, 0))),
+         'zero_': lambda lib: coo(lib).zero_(), 'zero_ hybrid': lambda lib: hybrid(lib).zero_(), 'zero_ csr': lambda lib: coo(lib).to_sparse_csr().zero_()}
+
+@pytest.mark.parametrize('case', JOINS)
+def test_joins_products_and_zero(case):
+    "Entries in torch's order, is_coalesced, layout and values as torch's."
+    same(*both(JOINS[case]))
+
+def test_joins_and_products_refusals_and_gradients():
+    "torch's errors for mixed layouts, shapes and sizes; gradients through sparse @ vector and bmm as torch's."
+    for f in (lambda lib: lib.cat([coo(lib), coo(lib).to_dense()]), lambda lib: lib.cat([coo(lib), coo(lib, size=(3, 4))])):
+        te, le = same_error(f)
+        assert str(le) == str(te)
+    for f in (lambda lib: lib.mv(coo(lib), lib.arange(2.)), lambda lib: coo(lib) @ lib.arange(4.),
+              lambda lib: lib.bmm(lib.stack([coo(lib), coo(lib)]), lib.ones(3, 3, 2))):
+        same_error(f)
+    def grads(lib):
+        s, v = coo(lib, requires_grad=True), lib.arange(3., requires_grad=True)
+        (s @ v).pow(2).sum().backward()
+        return s.grad, v.grad
+    for t, l in zip(*both(grads)): same(t, l)
