@@ -153,3 +153,39 @@ def test_gelu_logsigmoid_layouts(op, layout, cot):
     (ty, ts, tv), (ly, ls, lv) = _strides_both(f)
     assert (ly, ls) == (ty, ts)
     np.testing.assert_allclose(lv, tv, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize('nd', [1, 2, 3])
+@pytest.mark.parametrize('layout', ['row_major', 'channels_last', 'transposed'])
+def test_conv_transpose_gradient_layouts(nd, layout):
+    # torch's transposed convolutions write input and weight gradients in the output's memory format (channels-last
+    # for a channels-last 4-d input, else row-major); litnn's composite (w.mT @ cols) left the weight's transposed
+    if layout == 'channels_last' and nd == 1: pytest.skip('no channels-last 3-d tensors')
+    def f(lib):
+        x = lib.tensor(np.random.default_rng(0).standard_normal((2, 4) + (5,) * nd))
+        if layout == 'channels_last': x = x.contiguous(memory_format=lib.channels_last if nd == 2 else lib.channels_last_3d)
+        if layout == 'transposed': x = x.mT.contiguous().mT
+        x = x.requires_grad_()
+        w = lib.tensor(np.random.default_rng(1).standard_normal((4, 3) + (2,) * nd)).requires_grad_()
+        y = getattr(lib.nn.functional, f'conv_transpose{nd}d')(x, w, stride=2)
+        c = lib.tensor(np.random.default_rng(2).standard_normal(tuple(y.shape)))
+        gx, gw = lib.autograd.grad(y, [x, w], lib.empty_like(y).copy_(c))
+        return y.stride(), gx.stride(), gw.stride(), gx.tolist(), gw.tolist()
+    (*ts, tx, tw), (*ls, lx, lw) = _strides_both(f)
+    assert ls == ts
+    np.testing.assert_allclose(lx, tx, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(lw, tw, rtol=1e-10, atol=1e-12)
+
+
+def test_conv_transpose_double_backward_through_the_layout_step():
+    # the step that lays the gradients out is itself differentiable (create_graph)
+    def f(lib):
+        x = lib.tensor(np.random.default_rng(0).standard_normal((2, 4, 5, 5))).contiguous(memory_format=lib.channels_last).requires_grad_()
+        w = lib.tensor(np.random.default_rng(1).standard_normal((4, 3, 2, 2))).requires_grad_()
+        y = lib.nn.functional.conv_transpose2d(x, w)
+        gx, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        gw, = lib.autograd.grad(gx.sum(), w)
+        return gx.stride(), gw.tolist()
+    (ts, tv), (ls, lv) = _strides_both(f)
+    assert ls == ts
+    np.testing.assert_allclose(lv, tv, rtol=1e-10)

@@ -1372,7 +1372,10 @@ _MODES = ('zeros', 'reflect', 'replicate', 'circular')
 # %% ../../nbs/42b_conv_transpose.ipynb #175ff17a
 from .im2col import _Geom
 from ..autograd.graph import _check_tensors
-from .._tensor import _channels_last_like
+from .._tensor import _channels_last_like, _channels_last_strides
+from .. import backend as B
+from ..autograd.graph import Op, _NO_CTX
+from ..autograd.grad_mode import _Mode
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 
 # %% ../../nbs/42b_conv_transpose.ipynb #64c2dbae
@@ -1426,6 +1429,21 @@ def _check_transposed_shapes(fn, k, input, weight, bias, stride, padding, output
         raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {s[:2] + [1] * (k == 1) + s[2:]}")
     if nd < 3 and not weight.numel(): raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {w[:2] + [1] * (2 - nd) + w[2:]}")
 
+class _LaidOutGrad(Op):
+    """`x` itself (a view), whose gradient is made contiguous in `memory_format`: a kernel composed of tensor ops (the
+    transposed convolutions) gives its inputs' gradients the layout torch's kernel writes, not the one its last op leaves
+    (the weight's gradient of `w.mT @ cols` is a transposed matrix)."""
+    @staticmethod
+    def forward(ctx, x, memory_format):
+        if ctx is not _NO_CTX: ctx.memory_format = memory_format
+        return x._data.view()
+    @staticmethod
+    def backward(ctx, g): return g.contiguous(memory_format=ctx.memory_format)
+
+def _grads_laid_out(memory_format, *ts):
+    "Tensors `ts`, those that require grad behind a `_LaidOutGrad` (the others as they are)."
+    return tuple(_LaidOutGrad.apply(t, memory_format=memory_format) if t.requires_grad and _Mode.grad else t for t in ts)
+
 def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding, groups, dilation):
     "conv_transpose1d (k=1) and conv_transpose2d (k=2): the convolution's input-gradient maps applied to `input`."
     if weight.dim() < 3: raise RuntimeError("weight should have at least three dimensions")
@@ -1440,13 +1458,16 @@ def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding,
             out = _conv_transpose(fn, k, input.float(), weight.float(), None if bias is None else bias.float(), stride, padding,
                                   output_padding, groups, dilation)
         return out.to(input.dtype)
+    lay = weight if _weight_sets_layout(input._data, weight._data) else input
+    # torch's kernels write the input and weight gradients in the output's memory format: channels-last, else row-major
+    input, weight = _grads_laid_out(B.channels_last if k == 2 and _channels_last_strides(lay._data) else B.contiguous_format, input, weight)
     geo, extra = _transposed_geometry(fn, k, input, weight, stride, padding, output_padding, dilation, groups)
     if builtins.any(extra): input = pad(input, [v for e in reversed(extra) for v in (0, e)])
     O, G, N = weight.shape[0], groups, input.shape[0]
     gy = _OutT.apply(input, geo=geo).reshape(N, G, O // G, geo.M)
     out = _Col2im.apply(weight.reshape(G, O // G, -1).mT @ gy, geo=geo)
     out = out if bias is None else out + bias.to(out.dtype).reshape((1, -1) + (1,) * k)   # the output keeps the input's dtype, as torch's kernel
-    return _channels_last_like(out, weight if _weight_sets_layout(input._data, weight._data) else input)   # and its (or a channels-last weight's) layout
+    return _channels_last_like(out, lay)   # and its (or a channels-last weight's) layout
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     "1-d transposed convolution of (N, C_in, L) or (C_in, L) inputs; weight (C_in, C_out/groups, K)."
@@ -1462,6 +1483,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 # %% ../../nbs/42c_conv3d.ipynb #d2d59247
 from ..backend import array_namespace
+from .. import backend as B
 from .._tensor import Tensor, _channels_last_like
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
@@ -1584,13 +1606,15 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
                                     groups, dilation).to(input.dtype)
     if bias is not None and bias.dtype != input.dtype:     # ATen's 3-d kernel checks the bias too (the 1-d and 2-d ones cast it)
         raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(bias)}")
+    keeps = _keeps_cl3d(input)
+    if not keeps: input, weight = _grads_laid_out(B.contiguous_format, input, weight)   # torch's slow_conv_transpose3d: row-major gradients
     (N, Ci, ID, H, W), (_, Og, KD, KH, KW) = input.shape, weight.shape
     slices = input.transpose(1, 2).reshape(N * ID, Ci, H, W)
     z = conv_transpose2d(slices, weight.reshape(Ci, Og * KD, KH, KW), None, st[1:], pd[1:], op[1:], groups, dl[1:])
     z = z.reshape((N, ID, Og * groups, KD) + z.shape[2:])
     y = _DepthColsT.apply(z, geo=_DepthGeom(out[0] + 2 * pd[0], ID, KD, st[0], dl[0]))[:, :, pd[0]:pd[0] + out[0]]
     y = y if bias is None else y + bias.reshape(-1, 1, 1, 1)
-    if not _keeps_cl3d(input): return y.contiguous()
+    if not keeps: return y.contiguous()
     return _channels_last_like(y, weight if _weight_sets_layout(input._data, weight._data) else input)   # torch's layout, as conv3d's
 
 # %% ../../nbs/43_pooling.ipynb #4353cfb9
