@@ -579,3 +579,23 @@ def test_sdpa_empty_result_returns_before_the_other_checks_as_torch(case):
         if kind == 'grad': out.sum().backward(); return tuple(q.grad.shape), out.requires_grad
         return tuple(out.shape), out.stride(), str(out.dtype).split('.')[-1], out.abs().sum().item()
     same(f)
+
+
+@pytest.mark.parametrize('qd,md', [('float64', 'float32'), ('float16', 'float32'), ('bfloat16', 'float32'), ('float32', 'float64'),
+                                   ('float64', 'float16'), ('float32', 'int64'), ('float16', 'bfloat16')])
+def test_sdpa_float32_mask_goes_with_any_query_dtype_as_torch(qd, md):
+    """torch takes an attn_mask that is bool, float32 or the query's dtype (a float32 mask with float64 queries: HF RT-DETR
+    in double); other dtypes are refused with its message. Values and gradients in the query's dtype."""
+    q, k, v = (rand(2, 2, 3, 4, seed=s) for s in range(3)); m = rand(3, 3, seed=3)
+    def run(lib, F):
+        qq, kk, vv = (lib.tensor(a, dtype=getattr(lib, qd), requires_grad=True) for a in (q, k, v))
+        mm = lib.tensor(m if md != 'int64' else (m > 0), dtype=getattr(lib, md))
+        try: o = F.scaled_dot_product_attention(qq, kk, vv, attn_mask=mm)
+        except RuntimeError as e: return str(e)
+        (o.double() * lib.tensor(rand(2, 2, 3, 4, seed=4))).sum().backward()
+        return str(o.dtype).split('.')[-1], [t.detach().double().numpy() for t in (o, qq.grad, kk.grad, vv.grad)]
+    a, b = run(litnn, LF), run(torch, TF)
+    if isinstance(b, str): assert a == b; return
+    assert a[0] == b[0]
+    tol = dict(rtol=1e-10, atol=1e-12) if qd == 'float64' else dict(rtol=2e-2, atol=2e-2)    # (half precision: its own rounding)
+    for x, y in zip(a[1], b[1]): np.testing.assert_allclose(x, y, **tol)

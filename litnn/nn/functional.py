@@ -2956,7 +2956,7 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal, enable_gqa=False):
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: {q.dim()} key.dim: {k.dim()} and value.dim: {v.dim()} instead.")
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: {_cpp(q.dtype)} key.dtype: {_cpp(k.dtype)} and value.dtype: {_cpp(v.dtype)} instead.")
-    if mask is not None and mask.dtype is not B.bool and mask.dtype != q.dtype:
+    if mask is not None and mask.dtype not in (B.bool, B.float32, q.dtype):      # (a float32 mask goes with any query dtype, as torch's)
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {_cpp(mask.dtype)} and  query.dtype: {_cpp(q.dtype)} instead.")
     qs, ks, vs = tuple(q.shape), tuple(k.shape), tuple(v.shape)      # (plain tuples: a Size indexes in Python)
     if qs[-2] == 0 or 0 in vs: return True       # (torch 2.13: an empty query sequence or value, nothing else)
