@@ -551,6 +551,14 @@ def _entry(z, name, data=b""):
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     with z.open(info, "w", force_zip64=len(data) > 2**31) as w: w.write(data)
 
+class _WriteOnly:
+    "A writable binary file seen through `write` alone, as torch.save's writer sees it (a socket, a pipe, an object with only `write` and `flush` will do)."
+    def __init__(self, f): self._write = f.write
+    def write(self, data):
+        self._write(data)
+        return memoryview(data).nbytes   # (zipfile counts the position from what write returns; a file's write may return None)
+    def flush(self): pass
+
 def _save_torch(obj, f):
     "Write `obj` to `f` as torch.save does (a zip of a protocol-2 pickle and storages)."
     enc = _Encoder()
@@ -565,7 +573,7 @@ def _save_torch(obj, f):
     pkl = io.BytesIO()
     _TorchPickler(pkl, where, enc.sparse).dump(obj)
     def write(out):
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        with zipfile.ZipFile(_WriteOnly(out), "w", zipfile.ZIP_STORED) as z:   # written in one pass, never sought
             for name, data in [("data.pkl", pkl.getvalue()), (".format_version", b"1"), (".storage_alignment", b"64"), ("byteorder", b"little")]:
                 _entry(z, f"archive/{name}", data)
             for name, k in keys.items(): _entry(z, f"archive/data/{k}", _host(entries[name]).reshape(-1).view(np.uint8))

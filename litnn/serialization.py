@@ -62,10 +62,12 @@ _LEGACY_TORCH = b"\x80\x02\x8a\x0a" + (0x1950a86a20f9469cfc6c).to_bytes(10, "lit
 @contextlib.contextmanager
 def _binary(f):
     "A readable binary file for `f`: the file object itself, or the path opened (and closed after)."
-    if hasattr(f, "read"): yield f; return
     if not isinstance(f, (str, os.PathLike)):      # (an int would open a file descriptor, bytes a path)
-        raise AttributeError(f"{type(f).__name__!r} object has no attribute 'seek'. You can only litnn.load from a file that is seekable. "
-                             "Please pre-load the data into a buffer like io.BytesIO and try to load from it instead.")
+        missing = "seek" if not hasattr(f, "read") else next((a for a in ("seek", "tell") if not hasattr(f, a)), None)
+        if missing:   # torch's check: a file object is read from where it stands, so it must seek and tell
+            raise AttributeError(f"{type(f).__name__!r} object has no attribute {missing!r}. You can only litnn.load from a file that is seekable. "
+                                 "Please pre-load the data into a buffer like io.BytesIO and try to load from it instead.")
+        yield f; return
     with open(f, "rb") as fh: yield fh
 
 def _refuse_pickle(f, head):

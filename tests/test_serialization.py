@@ -1033,3 +1033,19 @@ def test_a_bad_complex_record_is_refused():
     with pytest.raises(Exception, match='bad.pt'): _decode({"type": "complex", "real": 0.0, "imag": "x"}, [], 'bad.pt')
     with pytest.raises(Exception, match='bad.pt'): _decode({"type": "complex", "real": 0.0}, [], 'bad.pt')
     assert _decode({"type": "complex", "real": 0.0, "imag": {"type": "float", "value": "nan"}}, [], 'ok.pt').imag != 0
+
+
+
+def test_load_refuses_a_file_object_that_cannot_seek_or_tell_as_torch():
+    # test_serialization.py's test_load_error_msg: torch.load names the missing method (seek first, then tell)
+    class Reader:
+        def __init__(self): self.b = io.BytesIO(b'data')
+        def read(self, *a): return self.b.read(*a)
+    class ReaderSeek(Reader):
+        def seek(self, *a): return self.b.seek(*a)
+    for obj in (Reader(), ReaderSeek(), 5):
+        msgs = []
+        for lib in (torch, litnn):
+            with pytest.raises(AttributeError) as e: lib.load(obj)
+            msgs.append(str(e.value).replace('litnn', 'torch'))
+        assert msgs[0] == msgs[1]

@@ -646,3 +646,24 @@ def test_a_crafted_numpy_state_is_refused():
     with pytest.raises((pickle.UnpicklingError, ValueError)): load(short)
     dtype_fields = pickle.dumps(np.dtype([('x', 'f4')]), protocol=2)
     with pytest.raises(pickle.UnpicklingError): load(dtype_fields)
+
+
+def test_save_format_torch_writes_through_write_alone_as_torch():
+    # test_serialization.py's FilelikeMock: torch.save calls only write and flush (a file object need not seek, tell or
+    # say it is seekable, and its write may return None); litnn.save(format="torch") too, and both libraries read the result
+    class Sink:
+        def __init__(self): self.b, self.calls = io.BytesIO(), set()
+        def write(self, d): self.calls.add('write'); self.b.write(d)   # returns None
+        def flush(self): self.calls.add('flush')
+    files = []
+    for lib, kw in ((torch, {}), (litnn, {'format': 'torch'})):
+        w = Sink()
+        x = lib.arange(12.).reshape(3, 4)
+        lib.save({'x': x, 'col': x[:, 1], 'n': 3}, w, **kw)
+        assert w.calls <= {'write', 'flush'} and 'write' in w.calls
+        files.append(w.b.getvalue())
+    for data in files:
+        for lib in (torch, litnn):
+            back = lib.load(io.BytesIO(data), weights_only=True)
+            assert (back['x'].tolist(), back['col'].tolist(), back['col'].stride(), back['n']) == (
+                np.arange(12.).reshape(3, 4).tolist(), [1., 5., 9.], (4,), 3)
