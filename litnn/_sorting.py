@@ -308,9 +308,21 @@ def topk(self:Tensor, k, dim=-1, largest=True, sorted=True): return topk(self, k
 def kthvalue(self:Tensor, k, dim=-1, keepdim=False): return kthvalue(self, k, dim, keepdim)
 
 # %% ../nbs/reference/torch/sorting.ipynb #2a109679
+def _unique_median_index(a, axis):
+    """The index along `axis` of the lower median of a numpy float array `a` (keepdims shape) where no slice has a NaN and
+    each slice's median occurs once in it (so that any rule for ties picks it): a partition, not a sort (4x faster); None
+    otherwise."""
+    m = np.moveaxis(a, axis, -1)
+    if np.isnan(m).any(): return None
+    k = (m.shape[-1] - 1) // 2
+    eq = m == np.partition(m, k, axis=-1)[..., k:k + 1]
+    if not (eq.sum(-1) == 1).all(): return None
+    return np.moveaxis(eq.argmax(-1)[..., None], -1, axis)
+
 def _median_index(a, axis, ignore_nan):
     "The index along `axis` of the lower median of array `a` (keepdims shape); NaN: the first NaN, or ignored."
     xp, n = array_namespace(a), a.shape[axis]
+    if xp is np and a.dtype.kind == 'f' and a.size >= 4096 and (i := _unique_median_index(a, axis)) is not None: return i
     order = _order(a, axis)
     c = xp.isnan(a).sum(axis=axis, keepdims=True) if a.dtype.kind == 'f' or a.dtype.name == 'bfloat16' else xp.zeros(order.shape[:axis] + (1,) + order.shape[axis + 1:], np.int64)
     pos = xp.maximum((n - c - 1) // 2, 0) if ignore_nan else xp.where(c > 0, n - c, (n - 1) // 2)

@@ -8,8 +8,8 @@ import contextlib, functools, math, os, warnings, numpy as np
 
 # %% auto #0
 __all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'select_le',
-           'relu_backward', 'softshrink', 'piecewise_loss', 'scan', 'fma_into', 'fma', 'sub_scaled', 'poly', 'softmax',
-           'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss', 'nll_loss_backward']
+           'relu_backward', 'sign', 'softshrink', 'piecewise_loss', 'scan', 'fma_into', 'fma', 'sub_scaled', 'poly',
+           'softmax', 'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss', 'nll_loss_backward']
 
 # %% ../nbs/36_fused_kernels.ipynb #68254422
 def _no_reset(): pass
@@ -306,6 +306,23 @@ def select_le(x, t, src, value=0, absolute=False):
 def relu_backward(g, y):
     "ReLU's gradient from its output `y` in one pass; None where the kernels do not run (the caller takes numpy's passes)."
     return select_le(y, 0, g)
+
+def _sign(x, out):
+    "out = 1 where x > 0, -1 where x < 0, else +0 (zeros of either sign, NaN): torch's sign."
+    one, zero = out.dtype.type(1), out.dtype.type(0)
+    for i in range(out.size):
+        a = x[i]
+        out[i] = one if a > 0 else (-one if a < 0 else zero)
+
+def sign(x):
+    "torch's sign of a float32 or float64 numpy array (row- or column-major) in one loop, laid out as `x`; None where the kernel does not run."
+    if type(x) is not np.ndarray or not (x.flags.c_contiguous or x.flags.f_contiguous): return None
+    flat = x.ravel(order='K')
+    kernel = compiled(_sign) if _fits(flat) else None
+    if kernel is None: return None
+    out = np.empty_like(x)
+    kernel(flat, out.ravel(order='K'))
+    return out
 
 def _softshrink(x, lambd, out):
     "out = x - clip(x, -lambd, lambd): x - lambd above, x + lambd below, x - x (+0; NaN for NaN) between, as numpy's two passes."

@@ -613,3 +613,38 @@ def test_scan_small_and_zero_runs_match_torch():
         for d in (0, 1):
             bits_equal(litnn.tensor(x.astype(dt)).cumsum(d).numpy().view(np.float32 if dt != np.float64 else np.float64),
                        torch.tensor(x.astype(dt)).cumsum(d).numpy().view(np.float32 if dt != np.float64 else np.float64))
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize('layout', ['C', 'T', 'strided'])
+def test_sign_large_matches_torch_bits(dtype, layout, kernels):
+    "sign in one loop where numba runs (`fused.sign`), (x > 0) - (x < 0) otherwise: torch's bits (+0 for zeros and NaN), strides."
+    x = special(dtype)
+    f = lambda lib, t: lib.sign(t.t() if layout == 'T' else t[:, ::2] if layout == 'strided' else t)
+    (ly, ty), (lg, tg) = run_both(f, x)
+    bits_equal(ly, ty); assert ly.stride() == ty.stride()
+    bits_equal(lg[0], tg[0])
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('case', ['plain', 'even', 'ties', 'zeros', 'subnormal', 'inf', 'nan'])
+@pytest.mark.parametrize('fn', ['median', 'nanmedian'])
+def test_median_by_partition_matches_torch(dtype, case, fn):
+    """A lower median that occurs once in its slice, no NaN: a partition (`_unique_median_index`); ties, signed zeros and
+    NaN take the sort. torch's values, indices and gradients along both dims and over all elements."""
+    rng = np.random.default_rng(12)
+    x = {'plain': rng.standard_normal((120, 101)), 'even': rng.standard_normal((120, 100)),
+         'ties': np.round(rng.standard_normal((120, 100)) * 4) / 4,
+         'zeros': np.where(rng.uniform(size=(80, 90)) < 0.5, 0.0, -0.0) * rng.integers(0, 2, (80, 90)),
+         'subnormal': rng.standard_normal((60, 100)) * 1e-39, 'inf': np.where(rng.uniform(size=(60, 100)) < 0.3, np.inf, rng.standard_normal((60, 100))),
+         'nan': np.where(rng.uniform(size=(60, 100)) < 0.01, np.nan, rng.standard_normal((60, 100)))}[case].astype(dtype)
+    for dim in (0, 1, None):
+        out = []
+        for lib in (litnn, torch):
+            t = lib.tensor(x, requires_grad=True)
+            r = getattr(t, fn)() if dim is None else getattr(t, fn)(dim)
+            v = r if dim is None else r[0]
+            v.backward(lib.tensor(np.arange(v.numel(), dtype=dtype).reshape(tuple(v.shape))))
+            out.append((v, None if dim is None else r[1], t.grad))
+        (lv, li, lg), (tv, ti, tg) = out
+        np.testing.assert_array_equal(lv.detach().numpy(), tv.detach().numpy())    # (tied zeros over all elements: torch's sign is its own, as before)
+        bits_equal(lg, tg)
+        if li is not None: bits_equal(lv, tv); np.testing.assert_array_equal(li.numpy(), ti.numpy())
