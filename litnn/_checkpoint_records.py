@@ -10,7 +10,7 @@ import json, math, pickle, re, reprlib
 from collections import Counter, OrderedDict
 import numpy as np
 from . import backend as B
-from ._tensor import Tensor, Size, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _checked_sparse
+from ._tensor import Tensor, Size, layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _checked_sparse
 from .nn.parameter import Parameter
 from .utils.hooks import warn_if_has_hooks
 from ._checkpoint_file import CheckpointError, _fail, _name, _json, _is_index, _is_shape
@@ -93,6 +93,7 @@ def _encode(enc, x, keys=(), where="obj", depth=0):
     if isinstance(x, B.dtype): return {"type": "dtype", "name": x.name}
     if isinstance(x, B.device): return {"type": "device", "name": str(x)}
     if isinstance(x, B.qscheme): return {"type": "qscheme", "name": x.name}
+    if type(x) is layout: return {"type": "layout", "name": x.name}     # (torch's weights-only load takes a layout, as a dtype)
     if type(x) in (bytes, bytearray): return {"type": type(x).__name__, "hex": x.hex()}
     if type(x) is complex: return {"type": "complex", "real": _encode(enc, x.real), "imag": _encode(enc, x.imag)}   # (`.item()` of a complex tensor)
     if depth >= _MAX_DEPTH:
@@ -282,7 +283,7 @@ def _flagged(t, rec):
 
 # %% ../nbs/63_checkpoint_records.ipynb #60e192d9
 _SEQUENCES = {"tuple": tuple, "Size": Size, "set": set, "frozenset": frozenset}
-_FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "storage": ("index", "dtype"), "float": ("value",), "bytes": ("hex",), "bytearray": ("hex",), "complex": ("real", "imag"), "dtype": ("name",), "device": ("name",), "qscheme": ("name",), "quantized": ("int_repr", "dtype", "scheme", "axis", "scale", "zero_point"),
+_FIELDS = {"tensor": ("index",), "object": ("index",), "global": ("name",), "ndarray": ("index", "scalar"), "storage": ("index", "dtype"), "float": ("value",), "bytes": ("hex",), "bytearray": ("hex",), "complex": ("real", "imag"), "dtype": ("name",), "device": ("name",), "qscheme": ("name",), "layout": ("name",), "quantized": ("int_repr", "dtype", "scheme", "axis", "scale", "zero_point"),
            "dict": ("items", "metadata"), "sparse": ("layout", "size", "indices", "values", "crow_indices", "col_indices", "ccol_indices", "row_indices", "coalesced", "requires_grad"), "OrderedDict": ("items", "metadata"), "Counter": ("items", "metadata"), **{k: ("items",) for k in _SEQUENCES}}
 _FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 def _float_part(v):
@@ -401,6 +402,13 @@ def _dtype_record(x, *_):
     if name in B._QRANGE: return getattr(B, name)
     raise KeyError(name)
 
+def _layout_record(x, *_):
+    l = _LAYOUTS.get(x["name"]) if type(x["name"]) is str else None
+    if l is None: raise ValueError("not a layout")
+    return l
+
+_LAYOUTS = {l.name: l for l in (strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)}
+
 def _qscheme_record(x, *_):
     q = getattr(B, x["name"], None) if type(x["name"]) is str else None
     if not isinstance(q, B.qscheme): raise ValueError("not a qscheme")
@@ -412,7 +420,7 @@ _DECODERS = {"tensor": _tensor_record, "quantized": _quantized_record, "qscheme"
              "bytes": lambda x, *_: bytes.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),
              "bytearray": lambda x, *_: bytearray.fromhex(x["hex"]) if re.fullmatch("([0-9a-f]{2})*", x["hex"]) else bytes.fromhex(None),
              "complex": lambda x, tensors, f, d: complex(*(_float_part(_decode(x[p], tensors, f, d)) for p in ("real", "imag"))),
-             "dtype": _dtype_record}
+             "dtype": _dtype_record, "layout": _layout_record}
 
 # %% ../nbs/63_checkpoint_records.ipynb #6b2ee51a
 def _from_litnn(meta, arrays, f, map_location, trusted=False):

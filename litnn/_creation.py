@@ -93,11 +93,24 @@ def _read(data, dtype):
     if dtype is not None:
         npd = to_dtype(dtype).np
         if not isinstance(data, Tensor) and data is not a:        # Python data is checked, arrays are cast
+            if npd.kind in 'iub' and (isinstance(data, np.generic) or type(data) in (list, tuple) and _holds(data, np.generic)): _integer_leaves(data, npd)
             if a.dtype.kind == 'c' and npd.kind not in 'cb':      # (bfloat16's numpy kind is 'V')
                 raise TypeError("must be real number, not complex" if npd.kind not in 'iu' else "'complex' object cannot be interpreted as an integer")
             if npd.kind in 'iu' and a.dtype.kind in 'iuf': _check_fits(a, npd)
+        if a.dtype.kind == 'c' and npd.kind not in 'cb':      # a complex array to a real dtype: its real parts, with torch's warning (once)
+            _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None)
+            a = a.real
         a = B._astype(a, npd) if npd.name == 'float8_e4m3fn' else a.astype(npd, copy=False)
     return a
+
+def _integer_leaves(data, npd):
+    """torch unpacks each number of Python data for an integer or bool dtype `npd` as a C integer: a numpy scalar that is
+    no Python number (a float other than float64, a complex other than complex128, a bool unless `npd` is bool) is refused."""
+    try: leaves = np.asarray(data, dtype=object).flat
+    except ValueError: return       # (ragged: the general road words it)
+    for v in leaves:
+        if isinstance(v, (np.floating, np.complexfloating)) and not isinstance(v, (builtins.float, builtins.complex)) or isinstance(v, np.bool_) and npd != np.bool_:
+            raise TypeError(f"'{_type_name(v)}' object cannot be interpreted as an integer")
 
 def _uint64_leaves(data):
     """Python data for a uint64 tensor, read as torch reads it: every leaf an int, unpacked as a uint64 (pybind11's words
@@ -288,15 +301,18 @@ def _legacy_array(args, device, d):
     if not args: return xp_for(dev).empty((0,), d)
     if builtins.all(isinstance(s, (builtins.int, np.integer)) and not isinstance(s, builtins.bool) for s in args) or len(args) == 1 and type(args[0]) is Size:
         shape = tuple(args[0] if type(args[0]) is Size else args)
+        for i, s in enumerate(shape):     # (torch unpacks each size as a C long long)
+            if not -2**63 <= s < 2**63: raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {i + 1} with error \"Overflow when unpacking long long\"")
         if builtins.any(s < 0 for s in shape): raise RuntimeError(f"Trying to create tensor with negative dimension {builtins.min(shape)}: {list(shape)}")
         return xp_for(dev).empty(shape, d)
     if len(args) == 1 and isinstance(args[0], Tensor): return args[0]._data
     from litnn.storage import UntypedStorage, TypedStorage
     if len(args) == 1 and isinstance(args[0], (UntypedStorage, TypedStorage)):     # a storage: viewed, as torch's `new(Storage)`
         return Tensor._make(xp_for(dev).empty((0,), d)).set_(args[0])._data
-    if len(args) == 1 and not isinstance(args[0], (builtins.float, builtins.bool, np.generic)):
+    if len(args) == 1 and hasattr(type(args[0]), '__getitem__') and not isinstance(args[0], (dict, np.generic)):   # a sequence, as Python's PySequence_Check
+        if isinstance(args[0], np.ndarray) and args[0].dtype.isnative and args[0].dtype not in _by_np: _unsupported_numpy(args[0])   # (an object, string, longdouble array)
         return to_device(_infer(args[0], d), dev)
-    raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})" if len(args) == 1 else
+    raise TypeError(f"new(): data must be a sequence (got {_type_name(args[0])})" if len(args) == 1 else
                     f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})")
 
 # %% ../nbs/11_making_tensors.ipynb #d1345a06

@@ -207,8 +207,8 @@ def _mask_mismatch(x, key):
 # %% ../nbs/18_indexing.ipynb #7130d1c6
 def _index_arg(index, input, what, dtypes):
     "The array of an index tensor for `gather`/`index_select`/`scatter_add`, checked, on `input`'s device."
-    a = index._data
-    if a.dtype.kind not in 'iu': raise RuntimeError(f"{what}(): Expected dtype {dtypes} for index")
+    a = index._data         # (int32 or int64 only: torch refuses int16, int8 and uint8 index tensors here too)
+    if a.dtype != np.int64 and a.dtype != np.int32: raise RuntimeError(f"{what}(): Expected dtype {dtypes} for index")
     return to_device(a, array_device(input._data))
 
 def _along(idx, dim):
@@ -314,16 +314,19 @@ def __setitem__(self:Tensor, key, value):
     k, op = _index_key(self, key)
     if op is IndexBackward0: _byte_mask_fill(key, k, value)
     if op is IndexBackward0 and isinstance(value, Tensor) and value._data.dtype != self._data.dtype: _check_put_dtype(self, k, value)
-    if isinstance(value, Tensor) and value._data.dtype.kind == 'c' and self._data.dtype.kind not in 'cb': value = _real_value(self, k, op, value)
+    if isinstance(value, Tensor) and value._data.dtype.kind == 'c' and self._data.dtype.kind not in 'cb': value = _real_value(self, key, k, op, value)
     if op is IndexBackward0 and (type(k) is _Chain or _whole(op, k)): _check_put_overlap(self, key, k, value)
     try:      # (an int out of range meets numpy in the overlap check first: its words are made torch's below)
         if op is not IndexBackward0 and isinstance(value, Tensor):    # a copy_ into a view: `y[1:4] = y[0:3]` is torch's error
             region = self._data[k]                                    # (a value broadcast to the region is not checked, as torch's)
             if value._data.size == region.size: _check_partial_overlap(region, value._data)
         _setitem(self, key, value, k, op)
-    except IndexError as e: raise IndexError(_mask_mismatch(self, key) or _index_message(self, key, str(e))) from None
-    except (ValueError, RuntimeError) as e:    # numpy refuses to broadcast the value before writing anything: torch's RuntimeError
-        m = str(e)                             # (the recorded path's broadcast says "The size of tensor a ...")
+    except IndexError as e:     # a mask of the wrong shape first; then torch's index_put checks the value's shape, then the positions
+        if (m := _mask_mismatch(self, key)): raise IndexError(m) from None
+        if op is IndexBackward0 and (vs := _unbroadcast_value(self, k, value)): raise RuntimeError(vs) from None
+        raise IndexError(_index_message(self, key, str(e))) from None
+    except (ValueError, RuntimeError, TypeError) as e:    # numpy refuses to broadcast the value before writing anything: torch's RuntimeError
+        m = str(e)                             # (the recorded path's broadcast says "The size of tensor a ..."; numpy's mask path a TypeError)
         if 'broadcast' not in m and 'boolean array indexing assignment' not in m and not m.startswith('The size of tensor a'): raise
         raise RuntimeError(_value_shape_error(self, k, op, value)) from None
 
@@ -346,10 +349,13 @@ def _setitem_value(x, value):
     t = type(value)
     raise TypeError(f"can't assign a {t.__qualname__ if t.__module__ == 'builtins' else t.__module__ + '.' + t.__qualname__} to a {x.type()}")
 
-def _real_value(x, k, op, value):
+def _real_value(x, key, k, op, value):
     """A complex tensor written into a real `x`: through one bool mask, torch's masked_fill_ takes its item (refused if not
-    real); by index tensors, index_put refused it (`_check_put_dtype`); elsewhere its real part, as copy_ (17b)."""
-    if op is IndexBackward0 and _fills_mask(k, value): _checked_scalar(value._data.item(), x._data.dtype); return value.real
+    real; a mask of the wrong shape is refused first); by index tensors, index_put refused it (`_check_put_dtype`);
+    elsewhere its real part, as copy_ (17b)."""
+    if op is IndexBackward0 and _fills_mask(k, value):
+        if (m := _mask_mismatch(x, key)): raise IndexError(m)
+        _checked_scalar(value._data.item(), x._data.dtype); return value.real
     _warn_once("Casting complex values to real discards the imaginary part", stacklevel=None)
     return value.real
 
@@ -370,22 +376,36 @@ def _put_dtype_error(x, value):
     return RuntimeError(f"Index put requires the source and destination dtypes match, got {_LEGACY[x.dtype.name]} for the "
                         f"destination and {_LEGACY[value.dtype.name]} for the source.")
 
+def _indexed_shape(x, k):
+    "The shape of `x[k]` for an advanced key, whatever the positions its index arrays hold (None if an int or a mask does not fit `x`)."
+    def at_zero(key): return tuple(a * 0 if hasattr(a, 'ndim') and a.dtype.kind in 'iu' else a for a in key)
+    xp = array_namespace(x._data)          # the region's shape depends on the indices' shapes, not on their positions (checked last)
+    try: return _get(xp.broadcast_to(xp.zeros((), bool), x._data.shape), _Chain((k[0], at_zero(k[1]))) if type(k) is _Chain else at_zero(k)).shape
+    except IndexError: return None         # an int out of range or a mask of the wrong shape: the write raises torch's IndexError
+
+def _fits(vs, region):
+    "Does a value of shape `vs` broadcast to `region` (its leading 1s dropped first, as torch's index_put drops them)?"
+    while len(vs) > len(region) and vs[0] == 1: vs = vs[1:]
+    return len(vs) <= len(region) and builtins.all(a in (1, b) for a, b in zip(vs[::-1], region[::-1]))
+
 def _check_put_dtype(x, k, value):
     "`x[index tensors] = value` is torch's index_put: a value of another dtype is refused (after its shape, before the positions)."
     if _fills_mask(k, value): return
-    def at_zero(key): return tuple(a * 0 if hasattr(a, 'ndim') and a.dtype.kind in 'iu' else a for a in key)
-    xp = array_namespace(x._data)          # the region's shape depends on the indices' shapes, not on their positions (checked last)
-    try: region = _get(xp.broadcast_to(xp.zeros((), bool), x._data.shape), _Chain((k[0], at_zero(k[1]))) if type(k) is _Chain else at_zero(k)).shape
-    except IndexError: return              # an int out of range or a mask of the wrong shape: the write raises torch's IndexError
-    vs = value._data.shape
-    while len(vs) > len(region) and vs[0] == 1: vs = vs[1:]         # (the value's leading 1s are dropped)
-    if len(vs) <= len(region) and builtins.all(a in (1, b) for a, b in zip(vs[::-1], region[::-1])): raise _put_dtype_error(x, value)
+    region = _indexed_shape(x, k)
+    if region is not None and _fits(value._data.shape, region): raise _put_dtype_error(x, value)
+
+def _unbroadcast_value(x, k, value):
+    "torch's index_put error for a value that does not broadcast to the indexed region (checked before the positions), or None."
+    region = _indexed_shape(x, k)
+    vs = list(value._data.shape) if isinstance(value, Tensor) else []
+    if region is None or _fits(tuple(vs), region): return None
+    return f"shape mismatch: value tensor of shape {vs} cannot be broadcast to indexing result of shape {list(region)}"
+
 
 def _value_shape_error(x, k, op, value):
     "torch's message for a value that does not broadcast to the indexed region: expand's for basic indexing, index_put's else."
     vs = list(value._data.shape if isinstance(value, Tensor) else np.shape(value))
-    region = x._data[k[0]][k[1]] if type(k) is _Chain else x._data[k]
-    ts = list(region.shape)
+    ts = list(_indexed_shape(x, k) if op is IndexBackward0 else x._data[k].shape)    # (whatever the positions: checked after)
     if op is IndexBackward0: return f"shape mismatch: value tensor of shape {vs} cannot be broadcast to indexing result of shape {ts}"
     while len(vs) > len(ts) and vs[0] == 1: vs = vs[1:]        # torch drops the value's leading 1s first
     if len(vs) > len(ts):
@@ -434,15 +454,20 @@ class MaskedFillBackward0(Op):
 
 class MaskedFillBackward1(MaskedFillBackward0): _inputs = None
 
+def _check_fill_value(value, what):
+    "torch's first check of a tensor `value` to fill with (masked_fill_, index_fill_): it must be 0-d."
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"{what} only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s).")
+
 def masked_fill(input, mask, value):
     "`input` with `value` where the boolean `mask` (broadcast) is true."
-    err = _broadcast_error(mask._data.shape, input._data.shape)     # torch: expand_outplace(mask, self) before any check
+    err = _broadcast_error(mask._data.shape, input._data.shape)     # torch: expand_outplace(mask, self), then masked_fill_'s checks
     if err is not None: raise err
+    _check_fill_value(value, 'masked_fill_')                        # (the value's dims, then the mask's dtype)
     m = mask._data
     if m.dtype != bool: raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_cpp(mask.dtype)}")
     m = to_device(m, array_device(input._data))
     if isinstance(value, Tensor):
-        if value._data.ndim: raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s).")
         _checked_scalar(value._data.item(), input._data.dtype)      # torch fills with value.item(): the same overflow check as a number
         if value.is_complex() and not input.is_complex(): value = value.real      # (its imaginary part is 0, checked: no warning, as torch)
         value = _cast(value.to(input.device), input.dtype)
@@ -451,7 +476,7 @@ def masked_fill(input, mask, value):
 
 def scatter_add(input, dim, index, src):
     "`input` with each `src[i][j][k]` added at `[i][index[i][j][k]][k]` (for dim=1)."
-    a, s = _index_arg(index, input, 'scatter_add', 'int64'), input._data.shape
+    a, s = _index_arg(index, input, 'scatter', 'int32/int64'), input._data.shape     # (torch's scatter kernel names itself)
     d = _wrap_dim(dim, len(s))
     if src._data.dtype != input._data.dtype: raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")   # torch's words
     if not a.size: return input.clone()          # an empty index adds nothing: torch checks no shapes
@@ -469,6 +494,7 @@ def masked_fill(self:Tensor, mask, value): return masked_fill(self, mask, value)
 @patch
 def masked_fill_(self:Tensor, mask, value):
     "In-place `masked_fill`; returns self."
+    _check_fill_value(value, 'masked_fill_')
     shape = self._data.shape
     wanted = _broadcast_shape(shape, mask._data.shape)       # in place, self comes first: its size is "tensor a" in the error
     if wanted != shape: raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(wanted)}")
@@ -524,7 +550,7 @@ from .autograd.graph import Op, _broadcast_shape
 from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast
 from .autograd.engine import _inplace, _check_indexed_write
-from ._indexing import _shares_elements, _fill_shared
+from ._indexing import _shares_elements, _fill_shared, _check_fill_value
 from ._views import _Index, _ALL
 from ._pointwise import _NoDerivative
 from ._flags import _warn_once
@@ -745,7 +771,9 @@ def _slices_key(input, dim, index, what, source=None, alpha=1):
     if what == 'index_copy_': _check_index_copy(input, d, index, source)
     elif source is not None: _check_index_add(input, d, index, source, what)
     a = _index_arg(index, input, what, 'int64')
-    if a.ndim > 1: raise IndexError(f"{what}(): Index is supposed to be a vector")
+    if a.ndim > 1:      # (index_fill_'s own words, a RuntimeError)
+        if what == 'index_fill_': raise RuntimeError("Index has to be a vector/scalar")
+        raise IndexError(f"{what}(): Index is supposed to be a vector")
     a = a.reshape(-1)
     n = s[d] if s else 1
     bad = (a < (-n if what == 'index_fill_' else 0)) | (a >= n)   # torch's kernel checks the positions last, after the sizes; only fill wraps negatives
@@ -776,13 +804,13 @@ def index_copy(input, dim, index, source):
 
 def index_fill(input, dim, index, value):
     "`input` with its slices `index` along `dim` filled with `value` (a number or a 0-d tensor)."
-    if isinstance(index, Tensor) and index.dtype.name != 'int64': raise IndexError("index_fill_(): Expected dtype int64 for index.")   # (torch's first check)
+    _check_fill_value(value, 'index_fill_')      # torch's first check, then the index's dtype
+    if isinstance(index, Tensor) and index.dtype.name != 'int64': raise IndexError("index_fill_(): Expected dtype int64 for index.")
     if isinstance(value, (builtins.complex, np.complexfloating)) and input._data.dtype.kind != 'c':     # (torch's own words, not the overflow check's)
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     if not isinstance(value, Tensor): value = _checked_scalar(value, input._data.dtype)     # (before the positions, as torch)
     key = _slices_key(input, dim, index, 'index_fill_')
     if isinstance(value, Tensor):
-        if value._data.ndim: raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s).")
         if len(key) > 1:         # a slice named twice is filled once: value's gradient sums it once (torch: index.unique())
             key = key[:-2] + (array_namespace(key[-2]).unique(key[-2]), Ellipsis)
         return IndexFillBackward1.apply(input, _cast(value, input.dtype) if value.dtype != input.dtype else value, key=key, op=IndexSelectBackward0, order='K')
@@ -900,9 +928,17 @@ def index_put(input, indices, values, accumulate=False):
     "A copy of `input` with `values` written (or, with `accumulate`, added) at the index tensors `indices`."
     _check_index_put(indices, values, input)
     if len(indices) > input.dim(): raise IndexError(f"too many indices for tensor of dimension {input.dim()} (got {len(indices)})")
-    if not len(indices) and not accumulate:         # no index at all: torch fails inside its kernels
-        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype nullptr (uninitialized)" if not input.dim() else "sym_strides() called on an undefined Tensor")
+    if not len(indices):        # no index at all: torch checks the value's shape and dtype, then fails inside its kernels
+        _index_put_checks(input, (), values)
+        if accumulate and not input.numel(): return input.clone()
+        if not accumulate and not input.dim(): raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype nullptr (uninitialized)")
+        if not accumulate and (not values.dim() or not input.numel()): raise RuntimeError("sym_strides() called on an undefined Tensor")
+        raise RuntimeError('ntensor >= 3 INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/cpu/IndexKernelUtils.h":8, please report a bug to PyTorch. ')
     key, op = _index_key(input, tuple(indices))
+    if accumulate and type(key) is tuple:   # numpy's add.at takes a mask of another shape, and says its own words of index arrays that
+        try: _region_shape(input._data, key)    # do not broadcast: torch's IndexError first, then the value's shape
+        except IndexError as e: raise IndexError(_mask_mismatch(input, tuple(indices)) or _index_message(input, tuple(indices), str(e))) from None
+        _index_put_checks(input, key, values)
     if not accumulate: _byte_mask_fill(tuple(indices), key, values)
     try:
         if values.dtype != input.dtype:      # raises, in torch's order; but one value for one mask fills it, cast (18_indexing)
@@ -970,21 +1006,25 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     "`input` with slice `j` of `source` along `dim` combined by `reduce` into slice `index[j]`."
     if reduce not in ('prod', 'mean', 'amax', 'amin'):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
-    d = _wrap_dim(dim, source.dim())
-    if index.dtype.name not in ('int32', 'int64'): raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {_LEGACY[index.dtype.name]}")
+    # torch's checks (index_func_meta_impl), in its order: the dim (of self), the index's dims and dtype, the source's dtype,
+    # dim and size along `dim`, then its other sizes; the positions last, in the kernel
+    d = _wrap_dim(dim, input.dim())
     if index.dim() > 1: raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: {_LEGACY[index.dtype.name]} and size: {list(index.shape)}")
-    if index.numel() != (source.shape[d] if source.dim() else 1):
-        if not source.dim(): raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")     # torch asks the 0-d source its size
-        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): ({source.shape[d] if source.dim() else 1}), for dim: {dim}")
+    if index.dtype.name not in ('int32', 'int64'): raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {_LEGACY[index.dtype.name]}")
     if source.dtype != input.dtype: raise RuntimeError(f"index_reduce_(): self ({_LEGACY[input.dtype.name]}) and source ({_LEGACY[source.dtype.name]}) must have the same scalar type")
-    if not input.dim() and source.dim():
-        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = [] source.shape = {list(source.shape)}")
+    if d and d >= source.dim(): raise RuntimeError(f"index_reduce_(): Indexing dim {d} is out of bounds of the source tensor with dim {source.dim()}")
+    if index.numel() != (source.shape[d] if source.dim() else 1):
+        if not source.dim(): raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")     # torch asks the 0-d source its size
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): ({source.shape[d]}), for dim: {d}")
+    rest = lambda s: list(s[:d] + s[d + 1:]) if input.dim() and source.dim() else list(s)
+    if rest(input.shape) != rest(source.shape):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
     warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)   # (torch's kernel, after the checks)
     if reduce == 'mean' and input.dtype.name == 'bool':      # the kernel that refuses bools: by torch's path through index_reduce
         k = 'div_floor_cpu' if include_self and input.dim() > 1 else 'index_func_' if include_self else 'index_reduce_func_exclude_input_init'
         raise NotImplementedError(f"\"{k}\" not implemented for 'Bool'")
     a, n = index._data.reshape(-1), input.shape[d] if input.dim() else 1    # a 0-d input: a vector of one
-    if a.size and bool(((a < -n) | (a >= n)).any()): raise IndexError("index out of range in self")
+    if a.size and bool(((a < 0) | (a >= n)).any()): raise IndexError("index out of range in self")     # (no negative index either)
     spread = Tensor._make(a % n).reshape([-1 if i == d else 1 for i in range(source.dim())]).expand(source.shape)
     out = _scatter_reduce_checked(input, d, spread, source, reduce, include_self, float32_sums=False)   # (torch's index_reduce kernel rounds half floats at every step)
     if out.grad_fn is not None: out.grad_fn.__class__ = IndexReduceBackward0    # the same formulas, torch's name

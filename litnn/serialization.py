@@ -10,7 +10,7 @@ __all__ = ['DEFAULT_PROTOCOL', 'PROTOCOL_VERSION', 'MAGIC_NUMBER', 'LONG_SIZE', 
            'set_default_mmap_options', 'check_module_version_greater_or_equal', 'save_file', 'load_file']
 
 # %% ../nbs/60_saving_and_loading.ipynb #0906a908
-import contextlib, json, os, pickle, sys, warnings
+import contextlib, errno, io, json, os, pickle, sys, warnings
 from ._tensor import Tensor
 from ._checkpoint_file import CheckpointError, _fail, _name, _read_safetensors, _write
 from ._objects import _safe_globals, _global_name   # the allow-list itself, read by the loader (62_checkpoint_objects)
@@ -22,7 +22,7 @@ _default_format = "litnn"   # "torch" under `python -m litnn` (01a_running_torch
 
 def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
          f, # a path (str or os.PathLike) or a writable binary file object
-         pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True, _disable_byteorder_record=False, # torch's; litnn never pickles
+         pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True, _disable_byteorder_record=False, # torch's; litnn never pickles
          *, format:str|None=None): # "litnn": a litnn checkpoint; "torch": what torch.save writes (64_reading_pytorch_files); None: `_default_format`
     """Save `obj` to `f` as a litnn checkpoint (safetensors + JSON, never a pickle); a path is replaced atomically.
 
@@ -34,11 +34,14 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
 
     ```
     """
+    # torch's checks, in its order: the pickle module's name, the destination (opened before anything is encoded), the pickler
+    if pickle_module is not None: pickle_module.__name__      # (an AttributeError for what is no module)
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
-    if isinstance(f, (str, os.PathLike)) and not os.path.isdir(os.path.dirname(os.path.abspath(f))):
-        raise RuntimeError(f"Parent directory {os.path.dirname(os.path.abspath(f))} does not exist.")     # torch's check, before writing
-    if isinstance(f, (str, os.PathLike)) and os.path.isdir(f): raise RuntimeError(f"cannot save to {os.fspath(f)!r}: it is a directory")
+    if isinstance(f, (str, os.PathLike)): _check_destination(os.fspath(f), _use_new_zipfile_serialization)
+    elif callable(getattr(f, "writable", None)) and not f.writable(): raise io.UnsupportedOperation("write")    # (a file opened to read)
+    elif isinstance(f, io.TextIOBase): f.write(memoryview(b""))    # a text stream: its own TypeError for bytes, as torch's first write meets (nothing is written)
+    if pickle_module is None: raise AttributeError("'NoneType' object has no attribute 'Pickler'")
     if isinstance(pickle_protocol, int) and pickle_protocol > pickle.HIGHEST_PROTOCOL:    # torch's pickler refuses it before writing
         raise ValueError(f"pickle protocol must be <= {pickle.HIGHEST_PROTOCOL}")
     if format is None:
@@ -55,6 +58,18 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
     structure = {"tensors": enc.records, "root": root, **({"objects": enc.objects} if enc.objects else {})}
     structure = json.dumps(structure, allow_nan=False, separators=(",", ":"))
     _write(entries, {"format": _FORMAT, "version": str(_VERSION), "structure": structure}, f, checksums=True)
+
+def _check_destination(path, zip_format):
+    """torch's refusals of a path to save to, before anything is encoded (the file there is left as it was): its zip
+    writer's (RuntimeError) or, with `_use_new_zipfile_serialization=False`, `open`'s (OSError)."""
+    parent = os.path.dirname(os.path.abspath(path)) if path else ""
+    if not zip_format:
+        if not path or not os.path.isdir(parent): raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        if os.path.isdir(path): raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        return
+    if not path or path.endswith(os.sep): raise RuntimeError(f"[enforce fail at inline_container.cc:720] . invalid file name: {path}")
+    if not os.path.isdir(parent): raise RuntimeError(f"Parent directory {parent} does not exist.")
+    if os.path.isdir(path): raise RuntimeError(f"cannot save to {path!r}: it is a directory")
 
 # %% ../nbs/60_saving_and_loading.ipynb #48bf462e
 _LEGACY_TORCH = b"\x80\x02\x8a\x0a" + (0x1950a86a20f9469cfc6c).to_bytes(10, "little")  # pickled magic number
@@ -86,35 +101,41 @@ def load(f, # a path (str or os.PathLike) or a readable, seekable binary file ob
          verify:bool=True, # check every tensor's checksum (litnn checkpoints)
          **pickle_load_args): # torch's arguments for its unpickler (`encoding=`...): accepted, and unused, as nothing is unpickled
     "Load a litnn checkpoint, a `.safetensors` file or a PyTorch `torch.save` file. Nothing in the file can run code."
-    if mmap and not isinstance(f, (str, os.PathLike)): raise ValueError("f must be a file path in order to use the mmap argument")
     if pickle_module is not None:
         if weights_only: raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
         weights_only = False
-    _check_map_location(map_location)
-    if pickle_load_args: _check_pickle_load_args(pickle_load_args, weights_only)
-    with _binary(f) as fh:
+        pickle_module.__name__       # torch reads its name first (an AttributeError for what is no module)
+    if pickle_load_args and weights_only is not False: warnings.warn("pickle_load_args only works if `weights_only=False`.")
+    with _binary(f) as fh:          # the file first (torch opens it, then reads the arguments that rebuild its contents)
+        if mmap and not isinstance(f, (str, os.PathLike)): raise ValueError("f must be a file path in order to use the mmap argument")
         start = fh.tell()
         head = fh.read(len(_LEGACY_TORCH))
         if isinstance(head, str): raise AssertionError("Expected bytes, got str")    # a text-mode file: torch's unpickler says so
         fh.seek(start)
         if head[8:9] != b"{":   # not a safetensors header (whose first 8 bytes are its length)
             if head.startswith(b"PK"):
+                _check_rebuild_arguments(map_location, pickle_load_args, weights_only)
                 return _load_zip(fh, f, map_location, trusted=weights_only is False)
             if head.startswith(b"\x80"): raise _refuse_pickle(f, head)
         meta, arrays = _read_safetensors(fh, f, verify)
+    _check_rebuild_arguments(map_location, pickle_load_args, weights_only)
     if meta.get("format") == _FORMAT or {"structure", "checksums"} & meta.keys():
         return _from_litnn(meta, arrays, f, map_location, trusted=weights_only is False)
     return {k: Tensor._make(_place(a, "cpu", map_location)) for k, a in arrays.items()}
 
+def _check_rebuild_arguments(map_location, pickle_load_args, weights_only):
+    "The arguments that rebuild a file's contents, checked once the file has been read as a checkpoint (torch reads them then, a broken file's error first)."
+    _check_map_location(map_location)
+    if pickle_load_args: _check_pickle_load_args(pickle_load_args, weights_only)
+
 def _check_pickle_load_args(args, weights_only):
-    "torch's handling of `**pickle_load_args`: a warning unless weights_only=False, and its unpickler's TypeError for a name it does not take."
-    if weights_only is not False: warnings.warn("pickle_load_args only works if `weights_only=False`.")
+    "torch's unpickler's TypeError for a name in `**pickle_load_args` that it does not take (`load` warned of them unless weights_only=False)."
     for k in args:     # (torch's weights-only unpickler takes encoding alone; pickle's C Unpickler its four)
         if weights_only is not False and k != 'encoding': raise TypeError(f"Unpickler.__init__() got an unexpected keyword argument '{k}'")
         if k not in ('encoding', 'fix_imports', 'errors', 'buffers'): raise TypeError(f"'{k}' is an invalid keyword argument for Unpickler()")
 
 # %% ../nbs/60_saving_and_loading.ipynb #f098fd66
-import _compat_pickle, io, pickletools, re, zipfile
+import _compat_pickle, pickletools, re, zipfile
 from ._torch_files import _ALLOWED, _MAX_PICKLE
 from ._objects import _current_name, _STORAGE_CLASSES
 from ._checkpoint_file import _json

@@ -1,5 +1,5 @@
 "Tensor functions called with wrong or edge arguments, run by the same code on real torch and litnn: the same exception type and message, or the same result."
-import warnings
+import io, warnings
 import numpy as np, pytest, torch
 import litnn
 
@@ -1542,3 +1542,222 @@ def test_compile_keywords_as_torch():
     for L in (torch, litnn):
         with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"): L.compile(_f9, foo=1)
         assert L.compile(_f9, backend='eager', name='f', recompile_limit=4, isolate_recompiles=False, shapes_spec=None)(L.ones(2)).tolist() == [2., 2.]
+
+# --- op-misuse-10: index writes, tensor construction, torch.save/torch.load destinations and arguments
+def _g3(L): return L.arange(24.).reshape(2, 3, 4)
+def _written(L, key, value):
+    "`x[key] = value` into a (2, 3, 4) tensor, and the tensor after (a refused write leaves it as it was)."
+    x = _g3(L)
+    try: x[key(L)] = value(L)
+    except Exception as e: return [type(e).__name__, str(e).replace('litnn', 'torch'), x]
+    return x
+def _called(L, method, *args, **kw):
+    "`x.method(*args)` on a (3, 4) tensor of zeros, and the tensor after (a refused call leaves it as it was)."
+    x = L.zeros(3, 4)
+    try: r = getattr(x, method)(*(a(L) if callable(a) else a for a in args), **kw)
+    except Exception as e: return [type(e).__name__, str(e).replace('litnn', 'torch'), x]
+    return [r, x]
+MISUSE_10 = {
+    # x[index tensors] = value is torch's index_put: the value's shape is checked against the indexed shape before the positions
+    'setitem out-of-range index tensor and a value that does not broadcast': lambda L: _written(L, lambda L: L.tensor([0, 2]), lambda L: L.ones(5)),
+    'setitem out-of-range index list and a value that does not broadcast': lambda L: _written(L, lambda L: (0, [0, 1], [0, 5]), lambda L: L.ones(3)),
+    'setitem full-rank mask and a 2-d value': lambda L: _written(L, lambda L: L.ones(2, 3, 4, dtype=L.bool), lambda L: L.ones(3, 4)),
+    'setitem mask of the wrong shape and a complex value': lambda L: _written(L, lambda L: L.tensor([True, False, True]), lambda L: L.tensor(1 + 1j)),
+    # index_fill_: a value tensor's dims first, then the index's dtype, then the dim, then the index's dims
+    'index_fill_ 1-d value with an int32 index': lambda L: _called(L, 'index_fill_', 0, lambda L: L.tensor([0, 1], dtype=L.int32), lambda L: L.ones(2)),
+    'index_fill_ 1-d value with a bad dim': lambda L: _called(L, 'index_fill_', 2, lambda L: L.tensor([0, 1]), lambda L: L.ones(2)),
+    'index_fill_ 2-d index': lambda L: _called(L, 'index_fill_', 0, lambda L: L.tensor([[0, 2]]), 1.),
+    'index_fill_ 2-d index with a bad dim': lambda L: _called(L, 'index_fill_', 5, lambda L: L.tensor([[0, 2]]), 1.),
+    # index tensors of gather/scatter/index_select are int32 or int64 only
+    **{f'{m} with a {d} index': (lambda L, m=m, d=d, a=a: _called(L, m, *a(L, getattr(L, d))))
+       for d in ('int16', 'int8', 'uint8') for m, a in (
+           ('index_select', lambda L, dt: (0, L.tensor([0, 1], dtype=dt))), ('gather', lambda L, dt: (0, L.zeros(1, 4, dtype=dt))),
+           ('scatter_add', lambda L, dt: (0, L.zeros(1, 4, dtype=dt), L.ones(1, 4))), ('scatter_add_', lambda L, dt: (0, L.zeros(1, 4, dtype=dt), L.ones(1, 4, dtype=L.float64))))},
+    'scatter_add with a float index': lambda L: _called(L, 'scatter_add', 0, lambda L: L.zeros(1, 4), lambda L: L.ones(1, 4)),
+    # index_reduce_: torch's checks in its order (dim of self, index dims and dtype, source dtype, dim and size, other sizes), then positions
+    **{f'index_reduce_ {n}': (lambda L, a=a: _called(L, 'index_reduce_', *a, 'prod')) for n, a in {
+        'source of the wrong shape': (0, lambda L: L.tensor([0, 2]), lambda L: L.ones(2, 3)),
+        'dim past self (source 3-d)': (2, lambda L: L.tensor([0, 2]), lambda L: L.ones(2, 4, 1)),
+        'dim past the 1-d source': (1, lambda L: L.tensor([0, 2]), lambda L: L.ones(4)),
+        'float64 source before the count': (1, lambda L: L.tensor([0, 2]), lambda L: L.ones(3, 4, dtype=L.float64)),
+        'negative dim past self': (-3, lambda L: L.tensor([0, 2]), lambda L: L.ones(2, 4, 1)),
+        'negative index': (0, lambda L: L.tensor([0, -1]), lambda L: L.ones(2, 4)),
+        'out-of-range index and a source of the wrong shape': (0, lambda L: L.tensor([0, 5]), lambda L: L.ones(2, 3)),
+        '2-d index with a 1-d source': (1, lambda L: L.tensor([[0, 2]]), lambda L: L.ones(4)),
+        '0-d source': (0, lambda L: L.tensor([0]), lambda L: L.tensor(1.)),
+        'ok': (1, lambda L: L.tensor([0, 2, 0]), lambda L: L.full((3, 3), 2.))}.items()},
+    # index_put_ with accumulate: the indices are checked as without it; no indices at all: the value's shape, then torch's kernel error
+    'index_put_ accumulate with index tensors that do not broadcast': lambda L: _called(L, 'index_put_', (L.tensor([0, 1]), L.tensor([0, 1, 2])), L.tensor(1.), accumulate=True),
+    'index_put_ accumulate with a mask of the wrong shape': lambda L: _called(L, 'index_put_', (L.tensor([True, False]),), L.tensor(1.), accumulate=True),
+    'index_put_ accumulate with a value of too many dims': lambda L: _called(L, 'index_put_', (L.tensor([0, 1]), L.tensor([0, 1])), L.ones(2, 4), accumulate=True),
+    **{f'index_put_ of no indices, value {v}, accumulate={acc}': (lambda L, v=v, acc=acc: _called(L, 'index_put_', (), eval(v, {'L': L}), accumulate=acc))
+       for v in ('L.ones(2)', 'L.ones(3)', 'L.ones(4, dtype=L.float64)') for acc in (False, True)},
+    # masked_fill(_): a value tensor's dims first
+    **{f'{m} with a 1-d value and a {n} mask': (lambda L, m=m, mk=mk: _called(L, m, mk, lambda L: L.ones(2)))
+       for m in ('masked_fill_', 'masked_fill') for n, mk in (('uint8', lambda L: L.ones(3, 4, dtype=L.uint8)), ('3-d', lambda L: L.ones(2, 3, 4, dtype=L.bool)),
+                                                              ('non-broadcasting', lambda L: L.ones(3, dtype=L.bool)))},
+    # legacy constructors: data must be a sequence (a numpy array of a dtype no tensor has is from_numpy's error), sizes are C long longs
+    **{f'{c}({d})': (lambda L, c=c, d=d: getattr(L, c)(eval(d, {'np': np})))
+       for c in ('Tensor', 'LongTensor') for d in ('None', '{1, 2}', "{'a': 1}", 'iter([1, 2])', 'np.array([1, 2], dtype=object)',
+                                                   "np.array(['a', 'b'])", 'np.datetime64("2020")', '(x for x in [1])')},
+    # numbers of Python data for an integer or bool dtype are C integers: numpy floats (not float64) and bools are refused
+    **{f'tensor({d}, dtype={t})': (lambda L, d=d, t=t: L.tensor(eval(d, {'np': np}), dtype=getattr(L, t)))
+       for d in ('[np.float32(1), 2]', 'np.float16(1.5)', 'np.bool_(True)', '[[1], [np.bool_(True)]]', '[np.float64(1.5)]', '[np.int8(3)]')
+       for t in ('int64', 'uint8', 'bool', 'float16')},
+}
+
+@pytest.mark.parametrize('name', list(MISUSE_10))
+def test_misuse_10_as_torch(name): _same(MISUSE_10[name])
+
+@pytest.mark.parametrize('make', ['tensor', 'Tensor'])
+def test_complex_array_to_a_real_dtype_warns_as_torch(make):
+    "A complex numpy array made a real tensor keeps its real parts with torch's UserWarning (TORCH_WARN_ONCE: seen with warn_always on), never numpy's ComplexWarning."
+    def run(L):
+        was = L.is_warn_always_enabled(); L.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                a = np.array([1 + 2j, 3 - 1j], dtype=np.complex64)
+                r = (L.tensor(a, dtype=L.int8) if make == 'tensor' else L.Tensor(a)).tolist()
+        finally: L.set_warn_always(was)
+        return r, [(x.category.__name__, str(x.message).split(' (Triggered internally')[0]) for x in w]
+    assert run(litnn) == run(torch)
+
+@pytest.mark.parametrize('size', [2**63, -2**63 - 1])
+@pytest.mark.parametrize('cls', ['Tensor', 'LongTensor'])
+def test_legacy_constructor_size_past_int64_as_torch(cls, size):
+    "torch unpacks a legacy constructor's sizes as C long longs: its TypeError (its message ends with a C++ stack, not compared)."
+    msgs = []
+    for L in (torch, litnn):
+        with pytest.raises(TypeError) as e: getattr(L, cls)(size)
+        msgs.append(str(e.value).split('\n')[0])
+    assert msgs[1].startswith(msgs[0])
+
+def _save_misuse(L, obj, where, tmp, **kw):
+    "torch.save(obj(L), where(tmp)) refused or not; then the bytes of tmp/x.pt (saved before: a refused save leaves them)."
+    p = tmp / 'x.pt'
+    L.save(L.arange(3.), p)
+    before = p.read_bytes()
+    try: L.save(obj(L), where(tmp), **kw); r = 'ok'
+    except Exception as e: r = (type(e).__name__, str(e).replace(str(tmp), '<tmp>').replace('litnn', 'torch'))
+    return r, p.read_bytes() == before
+SAVE_10 = {
+    "save to ''": (lambda L: L.ones(2), lambda tmp: '', {}),
+    "save to '' in the legacy format": (lambda L: L.ones(2), lambda tmp: '', {'_use_new_zipfile_serialization': False}),
+    'save to a directory in the legacy format': (lambda L: L.ones(2), lambda tmp: tmp, {'_use_new_zipfile_serialization': False}),
+    'save to a missing directory in the legacy format': (lambda L: L.ones(2), lambda tmp: tmp / 'no' / 'x.pt', {'_use_new_zipfile_serialization': False}),
+    'save to a path ending in a separator': (lambda L: L.ones(2), lambda tmp: str(tmp) + '/', {}),
+    'save a lambda to a file opened to read': (lambda L: (lambda: 1), lambda tmp: open(tmp / 'x.pt', 'rb'), {}),
+    'save with pickle_module=3': (lambda L: L.ones(2), lambda tmp: tmp / 'no' / 'x.pt', {'pickle_module': 3}),
+    'save with pickle_protocol=99 to a missing directory': (lambda L: L.ones(2), lambda tmp: tmp / 'no' / 'x.pt', {'pickle_protocol': 99}),
+    'save a lambda to a StringIO (the stream refuses bytes first)': (lambda L: (lambda: 1), lambda tmp: io.StringIO(), {}),
+    'save to a file opened as text': (lambda L: L.ones(2), lambda tmp: open(tmp / 'y.txt', 'w'), {}),
+}
+
+@pytest.mark.parametrize('name', list(SAVE_10))
+def test_save_misuse_10_as_torch(name, tmp_path):
+    obj, where, kw = SAVE_10[name]
+    (tmp_path / 't').mkdir(); (tmp_path / 'l').mkdir()
+    t, l = (_save_misuse(L, obj, where, tmp_path / d, **kw) for L, d in ((torch, 't'), (litnn, 'l')))
+    assert l[0] == t[0]
+    assert l[1]         # litnn's file is left as it was (torch may have truncated its own)
+
+def test_failed_save_leaves_the_file(tmp_path):
+    "A save refused while encoding (an object no checkpoint holds) or by its pickle arguments leaves the file there as it was (torch may truncate it)."
+    p = tmp_path / 'x.pt'
+    litnn.save({'a': litnn.arange(4.)}, p)
+    before = p.read_bytes()
+    for kw, obj in (({}, lambda: 1), ({'pickle_module': None}, litnn.ones(2)), ({'pickle_protocol': 99}, litnn.ones(2))):
+        with pytest.raises(Exception): litnn.save(obj, p, **kw)
+        assert p.read_bytes() == before
+    assert [f.name for f in tmp_path.iterdir()] == ['x.pt']     # no temporary file left behind
+
+LOAD_10 = {
+    'load a missing file with map_location=3': (lambda p: p.parent / 'missing.pt', {'map_location': 3}),
+    'load a missing file with pickle_module=3': (lambda p: p.parent / 'missing.pt', {'pickle_module': 3}),
+    'load a missing file with foo=1': (lambda p: p.parent / 'missing.pt', {'foo': 1}),
+    'load a directory with map_location=3': (lambda p: p.parent, {'map_location': 3}),
+    'load an int with mmap=True': (lambda p: 3, {'mmap': True}),
+    'load None with map_location=3': (lambda p: None, {'map_location': 3}),
+    'load 3 with pickle_module=3': (lambda p: 3, {'pickle_module': 3}),
+}
+
+@pytest.mark.parametrize('name', list(LOAD_10))
+def test_load_misuse_10_as_torch(name, tmp_path):
+    "torch.load opens the file first (after reading pickle_module's name), then reads the arguments that rebuild its contents."
+    where, kw = LOAD_10[name]
+    def attempt(L):
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            try: L.load(where(tmp_path / 'x.pt'), **kw)
+            except Exception as e: return type(e).__name__, str(e).replace('litnn', 'torch')
+    t, l = attempt(torch), attempt(litnn)
+    assert l[0] == t[0], (t, l)
+    assert l[1].split('. You can only')[0] == t[1].split('. You can only')[0]
+
+def test_weights_only_load_takes_a_layout_as_torch(tmp_path):
+    "torch's weights-only unpickler allows torch.layout (as dtypes and devices): a layout saved is loaded back."
+    for L in (torch, litnn):
+        p = tmp_path / f'{L.__name__}.pt'
+        L.save({'l': L.strided, 's': [L.sparse_coo, L.sparse_csr]}, p)
+        assert L.load(p, weights_only=True) == {'l': L.strided, 's': [L.sparse_coo, L.sparse_csr]}
+
+# linalg and nn.functional: torch's checks in its order (the kernel's dtype last)
+LINALG_10 = {
+    'solve with a 0-d B': lambda L: L.linalg.solve(L.eye(2), L.tensor(1.)),
+    'solve complex A, 0-d real B (the dtypes first)': lambda L: L.linalg.solve(L.eye(2, dtype=L.complex64), L.tensor(1.)),
+    'solve half A, float B (the dtypes before the kernel)': lambda L: L.linalg.solve(L.eye(2, dtype=L.float16), L.ones(2)),
+    'solve half A and B': lambda L: L.linalg.solve(L.eye(2, dtype=L.float16), L.ones(2, dtype=L.float16)),
+    'solve 1-d int A': lambda L: L.linalg.solve(L.ones(3, dtype=L.long), L.tensor(1.)),
+    'solve non-square A, 0-d B': lambda L: L.linalg.solve(L.ones(2, 3), L.tensor(1.)),
+    'solve float A, float64 B of the wrong size': lambda L: L.linalg.solve(L.eye(2), L.ones(3, dtype=L.float64)),
+    "eigh of an int matrix with UPLO='X'": lambda L: L.linalg.eigh(L.eye(2, dtype=L.long), UPLO='X'),
+    "eigvalsh of a half matrix with UPLO='X'": lambda L: L.linalg.eigvalsh(L.eye(2, dtype=L.float16), UPLO='X'),
+    "eigh of a vector with UPLO='X'": lambda L: L.linalg.eigh(L.ones(3), UPLO='X'),
+    "qr of a half matrix with mode='bad'": lambda L: L.linalg.qr(L.eye(2, dtype=L.float16), mode='bad'),
+    "qr of a half matrix": lambda L: L.linalg.qr(L.eye(2, dtype=L.float16)),
+    **{f'matrix_norm({a}, {kw})': (lambda L, a=a, kw=kw: eval(f'L.linalg.matrix_norm(L.{a}, {kw})', {'L': L}))
+       for a, kw in (('eye(2)', 'dtype=L.complex64'), ('eye(2, dtype=L.complex64)', 'dtype=L.float64'), ('eye(2, dtype=L.complex64)', 'dtype=L.complex128'),
+                     ('eye(2, dtype=L.float16)', 'ord=2'), ('eye(2, dtype=L.float16)', 'ord=1'), ("eye(2, dtype=L.float16)", "ord='nuc', dtype=L.float32"),
+                     ('eye(2)', "ord='fro', dtype=L.float16"), ('eye(2)', "ord='fro', dtype=L.int64"), ('eye(2, dtype=L.long)', 'dtype=L.float32'),
+                     ('ones(3)', 'dtype=L.long'), ('eye(2, dtype=L.long)', "ord='bad'"))},
+    "grid_sample mode='bad' with grid of another dtype": lambda L: L.nn.functional.grid_sample(L.ones(1, 1, 4, 4), L.zeros(1, 2, 2, 2, dtype=L.float64), mode='bad', align_corners=False),
+    "grid_sample padding_mode='bad' of an int input": lambda L: L.nn.functional.grid_sample(L.ones(1, 1, 4, 4, dtype=L.long), L.zeros(1, 2, 2, 2), padding_mode='bad', align_corners=False),
+    **{f'interpolate of {dt} to size {sz} ({m})': (lambda L, dt=dt, sz=sz, m=m: L.nn.functional.interpolate(L.ones(1, 1, 4, 4, dtype=getattr(L, dt)), size=sz, mode=m).shape)
+       for dt in ('long', 'int32') for sz in (0, (0, 2)) for m in ('nearest', 'bilinear', 'bicubic')},
+}
+
+@pytest.mark.parametrize('name', list(LINALG_10))
+def test_linalg_misuse_10_as_torch(name): _same(LINALG_10[name])
+
+def _dist_refusal(L, call):
+    "`call(torch.distributed)` refused: the exception's type and message, and whether a default group is left (never)."
+    d = L.distributed
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        try: call(d); r = 'ok'
+        except Exception as e: r = (type(e).__name__, str(e).replace('litnn', 'torch'))
+    left = d.is_initialized()
+    if left: d.destroy_process_group()
+    return r, left
+DIST_10 = {
+    'init_process_group with an unknown URL scheme': lambda d: d.init_process_group('gloo', init_method='foo://x', rank=0, world_size=1),
+    "init_process_group with rank '0'": lambda d: d.init_process_group('gloo', init_method='file:///nonexistent/om10', rank='0', world_size=1),
+    "init_process_group with world_size '1'": lambda d: d.init_process_group('gloo', init_method='file:///nonexistent/om10', rank=0, world_size='1'),
+    'init_process_group with an int timeout': lambda d: d.init_process_group('gloo', init_method='file:///nonexistent/om10', rank=0, world_size=1, timeout=5),
+    'init_process_group with an init_method of 3': lambda d: d.init_process_group('gloo', init_method=3, rank=0, world_size=1),
+    'destroy_process_group before init': lambda d: d.destroy_process_group(),
+    'TCPStore of world size 0': lambda d: d.TCPStore('127.0.0.1', 0, 0, True),
+}
+
+@pytest.mark.parametrize('name', list(DIST_10))
+def test_distributed_misuse_10_as_torch(name):
+    t, l = _dist_refusal(torch, DIST_10[name]), _dist_refusal(litnn, DIST_10[name])
+    assert l == t
+
+def test_store_add_takes_an_int_as_torch():
+    "Store.add takes an int (or an index): a str is torch's binding's TypeError (its message lists the signatures)."
+    for L in (torch, litnn):
+        s = L.distributed.HashStore()
+        with pytest.raises(TypeError, match='add\\(\\): incompatible function arguments'): s.add('k', 'x')
+        assert s.add('k', True) == 1 and s.add('k', np.int64(2)) == 3

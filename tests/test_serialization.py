@@ -919,7 +919,11 @@ def test_save_takes_torchs_arguments_and_checks_the_directory(tmp_path):
     torch = pytest.importorskip('torch')
     p = tmp_path / 'x.pt'
     litnn.save(litnn.ones(2), p, pickle_protocol=4)
-    litnn.save(litnn.ones(2), str(p), None, 2, _use_new_zipfile_serialization=True)
+    litnn.save(litnn.ones(2), str(p), pickle, 2, _use_new_zipfile_serialization=True)
+    assert litnn.load(p).tolist() == [1., 1.]
+    for lib in (torch, litnn):      # pickle_module=None is no module: torch's AttributeError (and the file is left as it was)
+        with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'Pickler'"): lib.save(lib.zeros(2), io.BytesIO(), None)
+    with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'Pickler'"): litnn.save(litnn.zeros(2), p, None)
     assert litnn.load(p).tolist() == [1., 1.]
     missing = tmp_path / 'nope' / 'x.pt'
     msgs = []

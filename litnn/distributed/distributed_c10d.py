@@ -124,14 +124,28 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         if world_size <= 0: raise AssertionError("world_size must be positive if using store")
         if rank < 0: raise AssertionError("rank must be non-negative if using store")
     backend = Backend(backend or Backend.GLOO)
-    if backend not in (Backend.GLOO, Backend.MPI, Backend.NCCL):
-        raise ValueError(f"Invalid backend: {backend!r}; litnn runs 'gloo' and 'mpi' (on MPI) and 'nccl' (on CuPy)")
+    if backend not in (Backend.GLOO, Backend.MPI, Backend.NCCL):    # (torch's AssertionError "Unknown backend type ...")
+        raise AssertionError(f"Unknown backend type {backend}: litnn runs 'gloo' and 'mpi' (on MPI) and 'nccl' (on CuPy)")
+    if timeout is not None and not isinstance(timeout, datetime.timedelta):
+        raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {timeout}")
+    if store is None: _check_rendezvous("env://" if init_method is None else init_method, rank, world_size)
+    if backend == Backend.NCCL and not is_nccl_available(): raise RuntimeError("Distributed package doesn't have NCCL built in")
     MPI = _mpi()
     _check_world(MPI.COMM_WORLD, world_size, rank)
     _watch_for_failures(MPI.COMM_WORLD)
     comm = MPI.COMM_WORLD.Dup()
     _World.group_count = 0
     GroupMember.WORLD = group.WORLD = ProcessGroup(comm, backend, timeout or _DEFAULT_TIMEOUT, list(range(comm.size)), _next_group_name())
+
+def _check_rendezvous(url, rank, world_size):
+    "torch's rendezvous checks of `init_method` (a URL of a scheme it has a handler for), `rank` and `world_size` (integers); litnn's ranks meet through MPI."
+    import numbers, urllib.parse
+    if not isinstance(url, (str, bytes)): raise RuntimeError(f"`url` must be a string. {type(url)}: {url}")
+    if not isinstance(rank, numbers.Integral): raise RuntimeError(f"`rank` must be an integer. {rank}")
+    if not isinstance(world_size, numbers.Integral): raise RuntimeError(f"`world_size` must be an integer. {world_size}")
+    scheme = urllib.parse.urlparse(url).scheme
+    if isinstance(scheme, bytes): scheme = scheme.decode()
+    if scheme not in ("env", "file", "tcp"): raise RuntimeError(f"No rendezvous handler for {scheme}://")
 
 def is_initialized():
     "True once `init_process_group` has run (and `destroy_process_group` has not)."
@@ -211,7 +225,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
 def destroy_process_group(group=None):
     "Forget `group` (all groups if None, and the default one: `init_process_group` may run again)."
     if group is None or group is GroupMember.WORLD:
-        if GroupMember.WORLD is None: raise ValueError(_NOT_INITIALIZED)
+        if GroupMember.WORLD is None: raise AssertionError("Process group cannot be None")     # (torch's words: no default group to destroy)
         GroupMember.WORLD = globals()["group"].WORLD = None
         _World.group_count = 0
     elif group == GroupMember.NON_GROUP_MEMBER: return
@@ -995,6 +1009,8 @@ def set(self:Store, key, value):
 @patch
 def add(self:Store, key, amount):
     "Add integer `amount` to the number under `key` (0 if unset); the new number."
+    if not hasattr(type(amount), "__index__"):     # (torch's binding takes an int, or what converts to one as an index)
+        raise TypeError(f"add(): incompatible function arguments: the amount is an int, got {type(amount).__name__}")
     return self._update(_key(key, "add"), "add", int(amount))
 
 @patch
@@ -1191,6 +1207,7 @@ class TCPStore(Store):
     def __init__(self, host_name, port, world_size=None, is_master=False, timeout=_STORE_TIMEOUT, wait_for_workers=True,
                  multi_tenant=False, master_listen_fd=None, use_libuv=True):
         import socket
+        if world_size == 0: raise ValueError("TCPStore world size cannot be 0")
         super().__init__()
         self._timeout, self.host, self.libuvBackend, self._lock, self._clients = timeout, host_name, use_libuv, threading.Lock(), []
         if is_master:

@@ -181,15 +181,19 @@ def _vector_rhs(A, B):
 
 def solve(A, B, *, left=True):
     "X with A X = B (left) or X A = B, for batches of square A; B a batch of vectors or of matrices."
-    _check_matrix('linalg.solve', A, kernel='lu_cpu')
+    # torch's order: A's dtype, A's and B's dtypes alike, A's shape, B's dims, their sizes, their batches; the kernel last
+    _check_float('linalg.solve', A)
+    if A.dtype is not B.dtype: raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type {_dtype_name(A)} and B of type {_dtype_name(B)} instead")
+    _check_matrix('linalg.solve', A, floats=False)
     vector = _vector_rhs(A, B)
+    if not vector and B.dim() < 2: raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
     rows, cols = (B.shape[-1], 1) if vector else tuple(B.shape[-2:])
     if (rows if left else cols) != A.shape[-1]:        # torch's checkInputsSolver (a vector B is a column)
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
     if not left: return solve(A.mT, B.mT).mT
-    if A.dtype is not B.dtype: raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type {_dtype_name(A)} and B of type {_dtype_name(B)} instead")
     err = _broadcast_error(B.shape[:-1] if vector else B.shape[:-2], A.shape[:-2])   # torch broadcasts B's batch with A's: B is "tensor a"
     if err is not None: raise err
+    if A._data.dtype.name in ('float16', 'bfloat16'): raise _no_kernel('lu_cpu', A)
     return LinalgSolveExBackward0.apply(A, B, vector=vector)
 
 # %% ../../nbs/reference/linalg.ipynb #f120770c

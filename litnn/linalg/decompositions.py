@@ -173,8 +173,9 @@ def _qr_backward(gQ, gR, Q, R):
 
 def qr(A, mode='reduced'):
     "A = Q R for each matrix of A: Q with orthonormal columns, R upper-triangular."
-    _check_matrix('linalg.qr', A, square=False, kernel='geqrf_cpu')
+    _check_matrix('linalg.qr', A, square=False)     # A's dtype and dims, then the mode, then the kernel
     if mode not in ('reduced', 'complete', 'r'): raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'")
+    if A._data.dtype.name in ('float16', 'bfloat16'): raise _no_kernel('geqrf_cpu', A)
     return linalg_qr(LinalgQrBackward0.apply(A, mode=mode))
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #8b93eb26
@@ -224,20 +225,21 @@ def _uplo(UPLO):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     return UPLO.upper()
 
-def _check_eigh(fn, A):
-    "torch's eigh checks no dtype itself: its kernel, which has none for integers or half precision, refuses them."
-    _check_matrix(fn, A, floats=False, kernel='linalg_eigh_cpu')
-    if not (A.is_floating_point() or A.is_complex()): raise _no_kernel('linalg_eigh_cpu', A)
+def _check_eigh(fn, A, UPLO):
+    """torch's eigh checks, in order: A's shape, then UPLO (returned, upper case); no dtype itself: its kernel, which has
+    none for integers or half precision, refuses them."""
+    _check_matrix(fn, A, floats=False)
+    UPLO = _uplo(UPLO)
+    if A._data.dtype.name in ('float16', 'bfloat16') or not (A.is_floating_point() or A.is_complex()): raise _no_kernel('linalg_eigh_cpu', A)
+    return UPLO
 
 def eigh(A, UPLO='L'):
     "Eigenvalues (ascending) and eigenvectors of each symmetric (complex: Hermitian) matrix of A."
-    _check_eigh('linalg.eigh', A)
-    return linalg_eigh(LinalgEighBackward0.apply(A, UPLO=_uplo(UPLO)))
+    return linalg_eigh(LinalgEighBackward0.apply(A, UPLO=_check_eigh('linalg.eigh', A, UPLO)))
 
 def eigvalsh(A, UPLO='L'):
     "The eigenvalues (ascending) of each symmetric matrix of A."
-    _check_eigh('linalg.eigvalsh', A)
-    return LinalgEighBackward0.apply(A, UPLO=_uplo(UPLO))[0]
+    return LinalgEighBackward0.apply(A, UPLO=_check_eigh('linalg.eigvalsh', A, UPLO))[0]
 
 # %% ../../nbs/reference/linalg_decompositions.ipynb #f6b4be87
 linalg_eig = _named('linalg_eig', ('eigenvalues', 'eigenvectors'))
@@ -493,13 +495,13 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if x._data.size == 0 and (ord < 0 or ord == math.inf): _no_identity(x, ord, dim)
     return LinalgVectorNormBackward0.apply(x, p=builtins.float(ord), dim=dims, keepdim=keepdim)
 
-def _norm_dtype(x, d):
-    "torch's checks of vector_norm's `dtype`: a float or complex one, complex exactly for complex input, reached without narrowing."
-    if not (d.is_floating_point or d.is_complex): raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got {_LEGACY[d.name]}")
+def _norm_dtype(x, d, fn='linalg.vector_norm'):
+    "torch's checks of a norm's `dtype` (check_linalg_norm_dtype): a float or complex one, complex exactly for complex input, reached without narrowing."
+    if not (d.is_floating_point or d.is_complex): raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got {_LEGACY[d.name]}")
     if x.dtype.is_complex != d.is_complex:
-        raise RuntimeError(f"linalg.vector_norm: dtype should be {'complex' if x.dtype.is_complex else 'real'} for {'complex' if x.dtype.is_complex else 'real'} inputs, but got {_LEGACY[d.name]}")
+        raise RuntimeError(f"{fn}: dtype should be {'complex' if x.dtype.is_complex else 'real'} for {'complex' if x.dtype.is_complex else 'real'} inputs, but got {_LEGACY[d.name]}")
     if promote_types(x.dtype, d) != d:
-        raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({_LEGACY[x.dtype.name]}) should be convertible without narrowing to the specified dtype ({_LEGACY[d.name]})")
+        raise RuntimeError(f"{fn}: the dtype of the input ({_LEGACY[x.dtype.name]}) should be convertible without narrowing to the specified dtype ({_LEGACY[d.name]})")
     return d
 
 def _no_identity(x, ord, dim):
@@ -528,13 +530,15 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
     # the order is checked before A and dim, as torch's kernel does (torch.norm(x, 'fro', dim=(0, 1, 2)) lands here)
     if not (ord in ('fro', 'nuc') if isinstance(ord, str) else abs(ord) in (1, 2, math.inf)):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    if dtype is not None: A = _cast(A, to_dtype(dtype))
-    _check_float('linalg.matrix_norm', A)
+    # then torch's _linalg_matrix_norm_checks: A's dims and dtype (half precision refused where an SVD is needed), dim, dtype=
     if A.dim() < 2: raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    _check_float('linalg.matrix_norm', A)
+    if ord in (2, -2, 'nuc'): _low_precision('linalg.matrix_norm', A)
     dim = _dim_tuple(dim)
     if len(dim) != 2: raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     if _wrap_dim(dim[0], A.dim()) == _wrap_dim(dim[1], A.dim()):
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({_wrap_dim(dim[0], A.dim())}, {_wrap_dim(dim[1], A.dim())})")
+    if dtype is not None: A = _cast(A, _norm_dtype(A, to_dtype(dtype), 'linalg.matrix_norm'))
     if ord == 'fro': return vector_norm(A, 2, dim, keepdim)
     if ord == 'nuc': return _over_matrices(A, dim, keepdim, lambda M: svdvals(M).sum(-1))
     if ord in (2, -2): return _over_matrices(A, dim, keepdim, lambda M: _extreme(svdvals(M), ord))

@@ -3731,13 +3731,13 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
     """`input` (N, C, H, W) sampled at the normalised coordinates `grid` (N, Ho, Wo, 2): (N, C, Ho, Wo); or a volume
     (N, C, D, H, W) at `grid` (N, Do, Ho, Wo, 3): (N, C, Do, Ho, Wo). The grid's last dimension is (x, y[, z])."""
     _check_tensors('grid_sample', dict(input=input, grid=grid))
-    _dispatch(input, 'grid_sampler_2d_cpu_kernel_impl', _FLOATING)
-    if grid.dtype != input.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(grid)}")
-    if input.dim() == 0 or grid.dim() == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    if mode not in ('bilinear', 'nearest', 'bicubic'):
+    if mode not in ('bilinear', 'nearest', 'bicubic'):      # torch's Python checks the mode names first, then its kernel the tensors
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'")
     if padding_mode not in ('zeros', 'border', 'reflection'):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', but got: '{padding_mode}'")
+    _dispatch(input, 'grid_sampler_2d_cpu_kernel_impl', _FLOATING)
+    if grid.dtype != input.dtype: raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(grid)}")
+    if input.dim() == 0 or grid.dim() == 0: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if align_corners is None: warnings.warn(_ALIGN_WARNING, stacklevel=2); align_corners = False
     _grid_sampler_common(input, grid)
     k = input.dim() - 2
@@ -5764,10 +5764,10 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
         if align_corners: raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias: raise ValueError("Lanczos mode requires antialias=True")
     _check_rank(input, mode)
-    _refuse_integer_images(input, mode)
     if mode != 'area' and not builtins.all(n > 0 for n in list(input.shape[2:]) + list(sizes)):     # ('area' pools: nothing is an empty pool)
         name = lambda v: ', '.join(f'{a}: {n}' for a, n in zip('DHW'[3 - dim:], v))
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({name(input.shape[2:])}){' and' if dim == 1 else ''} output ({name(sizes)})")
     if mode != 'area' and input.shape[1] == 0:     # torch's resampling kernels refuse no channels, even in an empty batch
         raise RuntimeError(f"Non-empty {input.dim()}D data tensor expected but got a tensor with sizes {list(input.shape)}")
+    _refuse_integer_images(input, mode)     # (the kernel's dtype: after its size checks)
     return _resample(input, sizes, scales, mode, align_corners, antialias)
