@@ -502,6 +502,9 @@ def vander(x, N=None, increasing=False):
     v = linalg.core._vander(x, N=n)
     return v if increasing else v.flip(-1)
 
+# %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #b503eb25
+from ._pointwise import _softmax_backward_data, _log_softmax_backward_data   # (private names: `import *` leaves them out)
+
 # %% ../nbs/reference/profiler.ipynb #118b107d
 from . import profiler   # torch.profiler: reference/profiler
 

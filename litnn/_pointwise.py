@@ -2251,6 +2251,15 @@ def log_softmax(input, dim, dtype=None):
 
 Tensor.softmax, Tensor.log_softmax = softmax, log_softmax
 
+# %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #b11c9c80
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    "softmax's input gradient from its output y: (grad_output - sum(grad_output * y)) * y along `dim`, in `input_dtype`."
+    return ((grad_output - (grad_output * output).sum(dim, keepdim=True)) * output).to(input_dtype)
+
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    "log_softmax's input gradient from its output y: grad_output - e^y * sum(grad_output) along `dim`, in `input_dtype`."
+    return (grad_output - output.exp() * grad_output.sum(dim, keepdim=True)).to(input_dtype)
+
 # %% ../nbs/reference/torch/scans.ipynb #d2d5855e
 import builtins, numpy as np
 from ._tensor import Tensor, _wrap_dim

@@ -235,3 +235,24 @@ def test_masked_gradients_have_torchs_signed_zeros(name, kw, n):
                 outs.append(x.grad.numpy())
             u = 'u4' if dtype == 'float32' else 'u8'
             np.testing.assert_array_equal(outs[0].view(u), outs[1].view(u))
+
+
+@pytest.mark.parametrize('dim', [0, 1, -1])
+@pytest.mark.parametrize('dt', ['float64', 'float32'])
+@pytest.mark.parametrize('log', [False, True])
+def test_private_softmax_backward_data_as_torch(log, dt, dim):
+    """torch._softmax_backward_data / _log_softmax_backward_data (called from libraries' own autograd Functions: HF SEW-D's
+    XSoftmax): the input gradient from the forward's output, as torch's, and differentiable again."""
+    r = np.random.default_rng(1)
+    x, g, h = (r.standard_normal((3, 4, 5)) for _ in range(3))
+    name = '_log_softmax_backward_data' if log else '_softmax_backward_data'
+    def run(lib):
+        d = getattr(lib, dt)
+        xx, gg = lib.tensor(x, dtype=d, requires_grad=True), lib.tensor(g, dtype=d, requires_grad=True)
+        y = (xx.log_softmax(dim) if log else xx.softmax(dim))
+        gi = getattr(lib, name)(gg, y, dim, d)
+        (gi * lib.tensor(h, dtype=d)).sum().backward()
+        return [t.detach().double().numpy() for t in (gi, xx.grad, gg.grad)], str(gi.dtype).split('.')[-1]
+    (a, ad), (b, bd) = run(litnn), run(torch)
+    assert ad == bd
+    for u, v in zip(a, b): np.testing.assert_allclose(u, v, rtol=1e-12 if dt == 'float64' else 1e-5, atol=1e-12 if dt == 'float64' else 1e-6)
