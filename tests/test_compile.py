@@ -1277,3 +1277,14 @@ def test_prints_while_numba_compiles_are_not_the_functions():
         return x * 2
     assert litnn._dynamo.explain(f)(litnn.ones(2)).graph_break_count == 0
     assert litnn._dynamo.explain(g)(litnn.ones(2)).graph_break_count == 1
+
+
+def test_a_break_reason_names_the_users_frames_only():
+    "explain's user_stack ends at the user's line that broke the graph, as torch's: no frame of litnn's generated argument parsers."
+    def f(x): return x * 2 if x.sum().is_nonzero() else x
+    last = {}
+    for T in (torch, litnn):
+        stack = T._dynamo.explain(f)(T.ones(2)).break_reasons[0].user_stack
+        assert not any(s.filename.startswith('<litnn') for s in stack)
+        last[T.__name__] = (stack[-1].name, stack[-1].lineno)
+    assert last['litnn'] == last['torch'] == ('f', f.__code__.co_firstlineno)

@@ -47,7 +47,8 @@ def _user_stack():
     "The user's frames (outside litnn) where a graph break happened, innermost last."
     import traceback, os
     here = os.path.dirname(os.path.abspath(sys.modules[Tensor.__module__].__file__))    # litnn's own folder
-    return [f for f in traceback.extract_stack() if not os.path.abspath(f.filename).startswith(here)][-3:]
+    return [f for f in traceback.extract_stack()      # (not the code litnn generates either: its argument parsers)
+            if not (os.path.abspath(f.filename).startswith(here) or f.filename.startswith('<litnn'))][-3:]
 
 def _version_of(t): return t._vc[0] if t._vc is not None else 0
 
