@@ -189,3 +189,22 @@ def test_conv_transpose_double_backward_through_the_layout_step():
     (ts, tv), (ls, lv) = _strides_both(f)
     assert ls == ts
     np.testing.assert_allclose(lv, tv, rtol=1e-10)
+
+
+@pytest.mark.parametrize('op', ['avg_pool2d', 'max_pool2d', 'adaptive_avg_pool2d'])
+@pytest.mark.parametrize('layout', ['row_major', 'channels_last'])
+@pytest.mark.parametrize('cot', ['row_major', 'channels_last'])
+def test_pooling_gradient_in_input_layout(op, layout, cot):
+    # torch's pooling backward kernels write grad_input in the input's suggested memory format, whatever the
+    # cotangent's layout
+    def f(lib):
+        x = lib.tensor(np.random.default_rng(0).standard_normal((2, 3, 4, 6)))
+        x = (x.contiguous(memory_format=lib.channels_last) if layout == 'channels_last' else x).requires_grad_()
+        y = getattr(lib.nn.functional, op)(x, 2)
+        c = lib.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)))
+        if cot == 'channels_last': c = c.contiguous(memory_format=lib.channels_last)
+        g, = lib.autograd.grad(y, x, c)
+        return y.stride(), g.stride(), g.tolist()
+    (ty, ts, tv), (ly, ls, lv) = _strides_both(f)
+    assert (ly, ls) == (ty, ts)
+    np.testing.assert_allclose(lv, tv, rtol=1e-12, atol=1e-15)

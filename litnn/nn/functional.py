@@ -1624,7 +1624,7 @@ from .._tensor import _dtype_name
 from ..backend import array_namespace
 from ..autograd.graph import Op, _NO_CTX, _check_tensors
 from .im2col import _LinearMap, _strided, _scratch
-from .._tensor import _follow_layout
+from .._tensor import _follow_layout, _channels_last_strides
 from ..autograd.broadcasting import _dispatch, _ALL_TYPES
 from .._python_arg_parser import _int_list   # torch's parser's int lists (an adaptive pool's output_size)
 from .._pointwise import _wrap_out, _SAME
@@ -1736,7 +1736,7 @@ class MaxPool2DWithIndicesBackward0(Op):
     @staticmethod
     def forward(ctx, x, geo, return_indices=False):
         m, tap = _max(x._data, geo, ctx is not _NO_CTX or return_indices)
-        ctx.geo = (geo, tap)
+        ctx.geo, ctx.in_cl = (geo, tap), _channels_last_strides(x._data)    # (its gradient laid out as the input: see `_LinearMap`)
         m = _follow_layout(m, x._data)                  # channels-last in, channels-last out (torch's kernels)
         if not return_indices: return m
         ctx.mark_non_differentiable(1)
@@ -1746,7 +1746,7 @@ class MaxPool2DWithIndicesBackward0(Op):
         # the indices it returned, kept by max_pool2d after the node ran: checked against a change in place, as torch's
         # (which reads them); a compiled replay, which runs the node again without them, has nothing to check
         if type(ctx._saved) is tuple and ctx._saved: ctx.saved_tensors
-        return MaxPool2DWithIndicesBackwardBackward0.map(g, ctx.geo)
+        return MaxPool2DWithIndicesBackwardBackward0.map(g, ctx.geo, ctx.in_cl)
 
 def _scatter(g, geo_tap):
     "Each output's gradient added onto its window's winner."
@@ -1799,6 +1799,7 @@ class AvgPool2DBackward0(_LinearMap): f = staticmethod(_avg)
 class AvgPool2DBackwardBackward0(_LinearMap): f = staticmethod(_avg_t)
 AvgPool2DBackward0.adjoint, AvgPool2DBackwardBackward0.adjoint = AvgPool2DBackwardBackward0, AvgPool2DBackward0
 AvgPool2DBackward0._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
+AvgPool2DBackward0.grad_in_input_layout = True   # (its gradient channels-last if the input is, else row-major, as torch's kernel: `_LinearMap`)
 
 # %% ../../nbs/43_pooling.ipynb #06c07814
 class _Separable:
@@ -1841,6 +1842,7 @@ class AdaptiveAvgPool2DBackward0(_LinearMap): f = staticmethod(_adaptive)
 class AdaptiveAvgPool2DBackwardBackward0(_LinearMap): f = staticmethod(_adaptive_t)
 AdaptiveAvgPool2DBackward0.adjoint, AdaptiveAvgPool2DBackwardBackward0.adjoint = AdaptiveAvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackward0
 AdaptiveAvgPool2DBackward0._grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
+AdaptiveAvgPool2DBackward0.grad_in_input_layout = True
 
 # %% ../../nbs/43_pooling.ipynb #9710c1c8
 def _pool_geom(fn, input, kernel_size, stride, padding, dilation, ceil_mode):

@@ -8,7 +8,7 @@ __all__ = []
 # %% ../../nbs/42a_im2col.ipynb #06f57c2a
 import math, threading, numpy as np
 from ..backend import array_namespace, array_device
-from .._tensor import Tensor, _follow_layout
+from .._tensor import Tensor, _follow_layout, _channels_last_strides, _laid_out
 from ..autograd.graph import Op
 from ..fused import compiled, _fits
 
@@ -319,17 +319,30 @@ class _LinearMap(Op):
     f = adjoint = None
     on_arrays = True
     keeps_layout = True
+    grad_in_input_layout = False     # a pooling: torch's backward writes grad_input in its input's memory format, not the gradient's
     @classmethod
     def _laid(cls, out, a):
         return _follow_layout(out, a) if cls.keeps_layout else array_namespace(out).ascontiguousarray(out)
     @classmethod
     def forward(cls, ctx, x, geo):
         ctx.geo = geo
+        if cls.grad_in_input_layout: ctx.in_cl = _channels_last_strides(x._data)
         return cls._laid(cls.f(x._data, geo), x._data)
     @classmethod
-    def backward(cls, ctx, g): return cls.adjoint.map(g, ctx.geo)
+    def backward(cls, ctx, g): return cls.adjoint.map(g, ctx.geo, ctx.in_cl if cls.grad_in_input_layout else None)
     @classmethod
-    def map(cls, v, geo):
-        "The map applied to `v`: recorded for a tensor, straight `f` for an array (a plain backward)."
-        return cls.apply(v, geo=geo) if isinstance(v, Tensor) else cls._laid(cls.f(v, geo), v)
+    def map(cls, v, geo, in_cl=None):
+        """The map applied to `v`: recorded for a tensor, straight `f` for an array (a plain backward), laid out as `v`, or
+        (a pooling's gradient, `in_cl` given) channels-last if the forward's input was, else row-major."""
+        if isinstance(v, Tensor): return cls.apply(v, geo=geo)
+        out = cls.f(v, geo)
+        return cls._laid(out, v) if in_cl is None else _in_memory_format(out, in_cl)
+
+def _in_memory_format(a, cl):
+    "New array `a` made channels-last if `cl`, else row-major (each a no-op where `a` is already so)."
+    if not cl: return array_namespace(a).ascontiguousarray(a)
+    if _channels_last_strides(a): return a
+    o = _laid_out(lambda shape: array_namespace(a).empty(shape, a.dtype), a.shape, (0, *range(2, a.ndim), 1))
+    o[...] = a
+    return o
 
