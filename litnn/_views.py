@@ -270,8 +270,9 @@ def _get(a, key):
     """`a[key]`; an integer array for every dim of a large row-major numpy array (`gather`'s key) is one flat index and a
     1-d `take`, 2-3x faster than numpy's n-d advanced indexing (the same values, shape and layout)."""
     if type(key) is _Chain: return a[key[0]][key[1]]
-    if (type(a) is np.ndarray and type(key) is tuple and len(key) == a.ndim > 1 and a.size >= 4096 and a.flags.c_contiguous
-            and builtins.all(type(k) is np.ndarray and k.dtype.kind in 'iu' for k in key)):
+    if (type(a) is np.ndarray and type(key) is tuple and len(key) == a.ndim > 1 and a.flags.c_contiguous
+            and builtins.all(type(k) is np.ndarray and k.dtype.kind in 'iu' for k in key)
+            and builtins.max(k.size for k in key) >= 4096):      # (a few elements: the checks cost more than they save, take's)
         flat = _flat_index(key, a.shape)
         if flat is not None: return a.reshape(-1).take(flat)
     return a[key]
