@@ -15,7 +15,7 @@ from .autograd.grad_mode import no_grad, _Mode
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _shape, _float_dtype, _dispatch, _FLOATING
 from .autograd.operators import _check_divisor, div, _dunder, _first_layout
 from ._flags import _warn_once
-from ._tensor import _SET_RECORD
+from ._tensor import _SET_RECORD, _SparseArray
 from .autograd.engine import _new_history
 
 # %% ../nbs/15_elementwise_ops.ipynb #558223cb
@@ -341,6 +341,7 @@ def _pow32(a, e):
 
 def _power(a, e):
     "Array `a` to the number `e`, as torch's kernel for a number exponent: x·x·x for 3, 1/(x·x) for -2, sqrt for ±½, 1/x for -1 (products rounded where torch rounds them, not numpy's `pow`). float16 is computed in float32 and rounded once; bfloat16 too, but for its products, each rounded (torch's kernels). Complex numbers: these, and exp(e·log x) but for 0, 1, 2."
+    if type(a) is _SparseArray: return _sparse_pow(a, e)     # on its values (reference/sparse)
     if a.dtype.kind == 'c' and e not in (0, 1, 2, 3, -2, 0.5, -0.5, -1): return _cpow(a, e)
     if a.dtype.kind == 'c' and e == 2: return array_namespace(a).square(a)      # (numpy's a ** 2.0 is a plain a·a: 0 where torch has 5.8e-77)
     if a.dtype == np.float32 and e not in (0, 1, 2, 3, -2, 0.5, -0.5, -1): return _pow32(a, e)
@@ -999,7 +1000,8 @@ def _unary_inplace(name, f):
     def method(self):
         k = self._data.dtype.kind
         if kernel: _dispatch(self, *kernel)       # (the fast write below would not ask)
-        return _inplace(self, f, _write=None if k == 'b' or (to_float and k in 'iu') else write)
+        return _inplace(self, f, _write=None if k == 'b' or (to_float and k in 'iu') or type(self._data) is _SparseArray else write)   # (a sparse
+            # tensor: the general way, which refuses an uncoalesced one as torch's kernels do)
     method.__name__ = method.__qualname__ = name + '_'
     method.__doc__ = f"In-place `{name}`; returns self."
     return method
@@ -2669,6 +2671,11 @@ def _sparse_unary(cls, ctx, x, kw):
         elif cls.saves == 'y': ctx._out = out
         if kw: ctx.kw = kw
     return out
+
+def _sparse_pow(a, e):
+    "Sparse array `a` to the number `e`: the values' powers by the dense kernel (0 stays 0, as in torch's, for e < 0 too)."
+    if e == 0 and a.layout is sparse_coo: raise RuntimeError("pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor dense")
+    return _on_values(a, lambda v: _power(v, e), 'pow')
 
 # %% ../nbs/reference/sparse.ipynb #29cb1f7d
 class SparseCooTensorWithDimsAndTensorsBackward0(Op):

@@ -930,6 +930,8 @@ class _SparseArray:
 def _ufunc(self, ufunc, method, *inputs, **kwargs):
     "The elementwise operations torch runs on sparse tensors: sums with sparse or dense, scaling by a number."
     x, y = (inputs + (None,))[:2]
+    if ufunc in (np.subtract, np.true_divide) and builtins.any(_type(a) is _SparseArray and a.layout is not sparse_coo for a in inputs):
+        raise RuntimeError(f"unsupported tensor layout: {_LAYOUT_NAMES[next(a.layout for a in inputs if _type(a) is _SparseArray)]}")   # torch's CSR kernels
     if method == '__call__' and len(inputs) == 2 and ufunc in (np.add, np.subtract):
         if _type(x) is _SparseArray and _type(y) is _SparseArray: return _sparse_add(x, y, ufunc)
         if _type(y) is _SparseArray: return ufunc(x, _dense(y), **kwargs)          # dense + sparse: dense, as torch
@@ -960,24 +962,32 @@ _SparseArray.__hash__ = object.__hash__
 
 # %% ../nbs/reference/sparse.ipynb #81964a54
 class _SparseNamespace:
-    "The array library of a sparse array: the CPU for a device, and torch's NotImplementedError for every function."
+    "The array library of a sparse array: the CPU for a device, the zero-preserving functions on the values, NotImplementedError for the rest."
     device = B.device('cpu')
     def __getattr__(self, name):
         if name.startswith('__'): raise AttributeError(name)
-        raise _unsupported(f"'{name}'")
+        op = _ON_VALUES.get(name)     # (below)
+        if op is None: raise _unsupported(f"'{name}'")
+        return lambda a, *args, **kw: _on_values(a, lambda v: getattr(array_namespace(v), name)(v, *args, **kw), op)
 
 B._array_types[_SparseArray] = _SparseNamespace()
 
 # %% ../nbs/reference/sparse.ipynb #03fdc725
 _ZERO_PRESERVING = set("""abs neg sqrt sin tan tanh asin atan sinh asinh atanh expm1 log1p sign sgn floor ceil round trunc frac erf
-    erfinv deg2rad rad2deg relu isnan isinf isposinf isneginf signbit nan_to_num conj_physical""".split())   # torch's sparse unary kernels
+    erfinv deg2rad rad2deg relu isnan isinf isposinf isneginf signbit nan_to_num conj_physical floor_divide pow""".split())   # torch's sparse unary kernels
 _LINEAR = ('neg', 'conj_physical')    # f(a) + f(b) = f(a + b): these need no coalescing
+_COO_ONLY = ('floor_divide', 'nan_to_num', 'pow')    # torch has no CSR kernel of these
+# array functions a forward may call on a sparse array (its namespace's): the torch operation each is
+_ON_VALUES = dict(isnan='isnan', isinf='isinf', signbit='signbit', nan_to_num='nan_to_num', floor_divide='floor_divide', trunc='trunc')
 
 def _on_values(a, f, op):
     "Elementwise `op` of sparse array `a`, for an `op` with f(0) = 0: `f` of the (coalesced) stored values, the pattern kept."
     if op not in _ZERO_PRESERVING:
         if a.layout is sparse_coo: raise _no_sparse_kernel(op)
         raise RuntimeError(f"unsupported tensor layout: {_LAYOUT_NAMES[a.layout]}")
+    if op in _COO_ONLY and a.layout is not sparse_coo:
+        if op == 'pow': raise RuntimeError(f"unsupported tensor layout: {_LAYOUT_NAMES[a.layout]}")
+        raise _no_sparse_kernel(op + ('.out' if op == 'nan_to_num' else ''), 'SparseCsrCPU')
     if a.layout is sparse_coo and op not in _LINEAR: a = _coalesced(a)
     return _SparseArray(a.layout, a.indices, f(a.values), a.shape, a.coalesced)
 
@@ -1000,6 +1010,7 @@ def _sparse_array_sum(a, axis=None, dtype=None, keepdims=False):
 def _sparse_inplace_check(a, op):
     "In place, torch's kernels write the stored values of a COO tensor as its elements: they refuse an uncoalesced one."
     name = getattr(op, '__name__', '')
+    if name in ('pow', 'square'): raise _no_sparse_kernel('pow_.Scalar')     # (torch has pow of a sparse tensor, not in place)
     if a.layout is sparse_coo and not a.coalesced and name in _ZERO_PRESERVING and name not in _LINEAR:
         raise RuntimeError(f"{name}_ requires coalesced input")
 

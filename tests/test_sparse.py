@@ -269,7 +269,7 @@ def test_unsupported_dense_ops_raise():
     "What litnn does not run on sparse tensors raises NotImplementedError (torch's type for missing sparse kernels)."
     s = coo(litnn)
     for f in (lambda: s.exp(), lambda: s.view(-1), lambda: s[0:1],
-              lambda: s.mean(), lambda: s ** 2, lambda: s == s, lambda: s.max(), lambda: litnn.exp(s),
+              lambda: s.mean(), lambda: s.exp_(), lambda: s == s, lambda: s.max(), lambda: litnn.exp(s),
               lambda: s.tolist(), lambda: s.flip(0)):
         with pytest.raises(NotImplementedError): f()
     same(*both(lambda lib: lib.sparse.mm(coo(lib), coo(lib))))     # sparse @ sparse: tests/test_sparse_nested_more.py
@@ -629,3 +629,32 @@ def test_joins_and_products_refusals_and_gradients():
         (s @ v).pow(2).sum().backward()
         return s.grad, v.grad
     for t, l in zip(*both(grads)): same(t, l)
+
+# --- more zero-preserving operations through the same rule: predicates, nan_to_num, pow and division by a number
+
+VALUE_OPS = {'isnan': lambda x: x.isnan(), 'isinf': lambda x: x.isinf(), 'signbit': lambda x: x.signbit(), 'nan_to_num': lambda x: x.nan_to_num(),
+             'pow(2)': lambda x: x.pow(2), 'pow(-1)': lambda x: x.pow(-1), 'x ** 0.5': lambda x: x.abs() ** 0.5, 'pow(3)': lambda x: x.pow(3),
+             'floor_divide': lambda x: x // 2, 'div floor': lambda x: x.div(2, rounding_mode='floor'), 'div trunc': lambda x: x.div(2, rounding_mode='trunc'),
+             'pow(0)': lambda x: x.pow(0), 'pow_': lambda x: x.coalesce().pow_(2), 'div by sparse': lambda x: x / x}
+
+@pytest.mark.parametrize('case', VALUE_OPS)
+@pytest.mark.parametrize('layout', ['coo', 'coalesced', 'csr'])
+def test_value_ops(case, layout):
+    "Results (values, is_coalesced, dtype) or errors (type; message where litnn words it as torch) as torch's."
+    f = VALUE_OPS[case]
+    mk = dict(coo=coo, coalesced=lambda lib: coo(lib).coalesce(), csr=lambda lib: coo(lib).to_sparse_csr())[layout]
+    try: t = f(mk(torch))
+    except (RuntimeError, NotImplementedError) as e:
+        with pytest.raises(type(e)) as le: f(mk(litnn))
+        if isinstance(e, NotImplementedError): assert str(e).startswith(str(le.value))
+        elif 'Sparse division' not in str(e) and case != 'div floor': assert str(le.value) == str(e)   # (CSR div floor: litnn's floor_divide words)
+        return
+    same(t, f(mk(litnn)))
+
+def test_pow_gradient():
+    "pow's gradient to a sparse input is sparse, as torch's."
+    def grad(lib):
+        s = coo(lib, requires_grad=True)
+        (s * 1).pow(2).to_dense().sum().backward()
+        return s.grad
+    same(*both(grad))
