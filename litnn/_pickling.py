@@ -6,7 +6,7 @@
 __all__ = []
 
 # %% ../nbs/65_pickling.ipynb #2e1156e6
-import copy
+import copy, copyreg
 import numpy as np
 from . import backend as B
 from .backend import patch
@@ -27,14 +27,25 @@ def _user_state(t):
 def _rebuild_tensor(cls, data, requires_grad, state):
     "A tensor of class `cls` over array `data`, with attributes `state` (what a pickle of a tensor calls)."
     t = cls(Tensor._make(data), requires_grad) if issubclass(cls, Parameter) else cls._make(data, requires_grad)
-    t.__dict__.update(state)
+    slots = _subclass_slots(cls)   # a subclass's __slots__ (torch keeps them): set as attributes, the rest into __dict__
+    for k, v in state.items():
+        if k in slots: setattr(t, k, v)
+    t.__dict__.update({k: v for k, v in state.items() if k not in slots})
     return t
+
+def _subclass_slots(cls):
+    "The __slots__ that subclasses of Tensor declare (not litnn's own: the data, `grad_fn`...)."
+    return set(copyreg._slotnames(cls)) - set(copyreg._slotnames(Tensor))
+
+def _slot_state(t):
+    "The values of the __slots__ a tensor subclass declares and `t` has set (torch pickles and deep-copies them)."
+    return {k: getattr(t, k) for k in sorted(_subclass_slots(type(t))) if hasattr(t, k)}
 
 @patch
 def __reduce_ex__(self:Tensor, protocol):
     "Pickle the data, the class, `requires_grad` and the attributes; not the graph, the gradient or the hooks."
     if not issubclass(type(self), Parameter): warn_if_has_hooks(self)   # (torch's Parameter pickles without the warning)
-    return (_rebuild_tensor, (type(self), self._data, self.requires_grad, _user_state(self)))
+    return (_rebuild_tensor, (type(self), self._data, self.requires_grad, {**_user_state(self), **_slot_state(self)}))
 
 # %% ../nbs/65_pickling.ipynb #e79cebe7
 _NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  "
@@ -65,6 +76,7 @@ def __deepcopy__(self:Tensor, memo):
     data = self._data.copy() if any(k in self.__dict__ for k in _TENSOR_BITS) else _copy_memory(self._data, memo)
     new = memo[id(self)] = type(self)._make(data, self.requires_grad)
     if self.grad is not None: new.grad = copy.deepcopy(self.grad, memo)
+    for k, v in _slot_state(self).items(): setattr(new, k, copy.deepcopy(v, memo))   # a subclass's slots, as torch
     new.__dict__.update(copy.deepcopy({k: v for k, v in _user_state(self).items() if k not in _TENSOR_BITS}, memo))
     return new
 

@@ -139,3 +139,36 @@ def test_public_functions_pickle_by_name_as_torchs(path):
             f"f = litnn.{path}\nassert hasattr(f, '_dispatches_to')\nassert pickle.loads(pickle.dumps(f)) is f\nprint('ok')")
     p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=300)
     assert p.stdout.strip() == 'ok', p.stderr[-2000:]
+
+
+def _slotted_classes(lib):
+    # test_serialization.py's TestWrapperSubclass: a tensor subclass that keeps a tensor in a __slot__ (made at module level
+    # of this file so that pickle finds it by name)
+    class Wrapper(lib.Tensor):
+        __slots__ = ['elem', 'other']
+
+        @staticmethod
+        def __new__(cls, elem):
+            r = lib.Tensor._make_subclass(cls, elem.to('meta'), elem.requires_grad)
+            r.elem = elem
+            return r
+
+        def clone(self): return type(self)(self.elem.clone())
+    return Wrapper
+
+
+SlotWrapperTorch, SlotWrapperLitnn = _slotted_classes(torch), _slotted_classes(litnn)
+SlotWrapperTorch.__qualname__, SlotWrapperLitnn.__qualname__ = 'SlotWrapperTorch', 'SlotWrapperLitnn'
+
+
+def test_tensor_subclass_slots_survive_deepcopy_and_pickle_as_torch():
+    # torch's Tensor.__deepcopy__ and __reduce_ex__ copy a subclass's set __slots__ (an unset one stays unset) and its __dict__
+    out = []
+    for lib, cls in ((torch, SlotWrapperTorch), (litnn, SlotWrapperLitnn)):
+        t = cls(lib.ones(2))   # (a wrapper over a meta tensor, as the test's)
+        t.foo = 'bar'
+        row = []
+        for new in (copy.deepcopy(t), pickle.loads(pickle.dumps(t))):
+            row.append((type(new) is cls, new.elem.tolist(), new.elem is not t.elem, hasattr(new, 'other'), new.foo, tuple(new.shape), str(new.device)))
+        out.append(row)
+    assert out[0] == out[1] and out[0][0][0]
