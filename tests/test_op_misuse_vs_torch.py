@@ -1721,6 +1721,8 @@ LINALG_10 = {
                      ('eye(2, dtype=L.float16)', 'ord=2'), ('eye(2, dtype=L.float16)', 'ord=1'), ("eye(2, dtype=L.float16)", "ord='nuc', dtype=L.float32"),
                      ('eye(2)', "ord='fro', dtype=L.float16"), ('eye(2)', "ord='fro', dtype=L.int64"), ('eye(2, dtype=L.long)', 'dtype=L.float32'),
                      ('ones(3)', 'dtype=L.long'), ('eye(2, dtype=L.long)', "ord='bad'"))},
+    'matrix_norm with an int dim (the parser wants a tuple)': lambda L: L.linalg.matrix_norm(L.eye(2, dtype=L.long), dim=5),
+    'matrix_norm with dim=0': lambda L: L.linalg.matrix_norm(L.eye(2), dim=0),
     "grid_sample mode='bad' with grid of another dtype": lambda L: L.nn.functional.grid_sample(L.ones(1, 1, 4, 4), L.zeros(1, 2, 2, 2, dtype=L.float64), mode='bad', align_corners=False),
     "grid_sample padding_mode='bad' of an int input": lambda L: L.nn.functional.grid_sample(L.ones(1, 1, 4, 4, dtype=L.long), L.zeros(1, 2, 2, 2), padding_mode='bad', align_corners=False),
     **{f'interpolate of {dt} to size {sz} ({m})': (lambda L, dt=dt, sz=sz, m=m: L.nn.functional.interpolate(L.ones(1, 1, 4, 4, dtype=getattr(L, dt)), size=sz, mode=m).shape)

@@ -527,6 +527,10 @@ def _extreme(x, ord):
 
 def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
     "The `ord` matrix norm ('fro', 'nuc', ±1, ±2, ±inf) of the matrices in dims `dim` of A."
+    if isinstance(dim, (int, np.integer)):      # torch's argument parser: dim is a tuple of ints (its two signatures)
+        raise TypeError("linalg_matrix_norm() received an invalid combination of arguments - got (Tensor, dim=int), but expected one of:\n"
+                        " * (Tensor input, Number ord, tuple of ints dim = {-2,-1}, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)\n"
+                        " * (Tensor input, str ord = \"fro\", tuple of ints dim = {-2,-1}, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)\n")
     # the order is checked before A and dim, as torch's kernel does (torch.norm(x, 'fro', dim=(0, 1, 2)) lands here)
     if not (ord in ('fro', 'nuc') if isinstance(ord, str) else abs(ord) in (1, 2, math.inf)):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
