@@ -940,9 +940,12 @@ def _ufunc(self, ufunc, method, *inputs, **kwargs):
         if ufunc is np.negative: return x._with(-x.values)
         if _type(x) is _SparseArray and _type(y) is not _SparseArray and np.ndim(y) == 0: return x._with(ufunc(x.values, y))
         if ufunc is np.multiply and _type(x) is not _SparseArray and np.ndim(x) == 0: return y._with(x * y.values)
-        if ufunc is np.multiply and tuple(getattr(x, 'shape', ())) == tuple(getattr(y, 'shape', ())) and builtins.all(
-                a.layout is sparse_coo for a in (x, y) if _type(a) is _SparseArray):
-            return _sparse_mul(x, y)          # (same shapes; torch's broadcasting of a sparse product is not here)
+        if ufunc is np.true_divide and _type(x) is _SparseArray:
+            raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape {list(y.shape)} for divisor)")
+        xs, ys = tuple(getattr(x, 'shape', ())), tuple(getattr(y, 'shape', ()))
+        if ufunc is np.multiply and builtins.all(a.layout is sparse_coo for a in (x, y) if _type(a) is _SparseArray) and (xs == ys or
+                len(xs if _type(x) is not _SparseArray else ys) <= len(ys if _type(x) is not _SparseArray else xs) and np.broadcast_shapes(xs, ys) == (ys if _type(y) is _SparseArray else xs)):
+            return _sparse_mul(x, y)          # (a dense operand broadcast to the sparse one's shape, as torch's; a wider one is not here)
     raise _unsupported(f"'{ufunc.__name__}'", next(a.layout for a in inputs if _type(a) is _SparseArray))
 
 _SparseArray.__array_ufunc__ = _ufunc
@@ -1150,7 +1153,7 @@ def _sparse_mul(x, y):
     in the other, coalesced: that operand's pattern, uncoalesced, with 0 where the other has nothing."""
     if _type(x) is not _SparseArray or _type(y) is not _SparseArray:
         s, d = (x, y) if _type(x) is _SparseArray else (y, x)
-        s = _coo(s); v = d[tuple(s.indices)]
+        s = _coo(s); v = array_namespace(d).broadcast_to(d, s.shape)[tuple(s.indices)]
         return s._with(s.values * v if s is x else v * s.values)
     x, y = _coo(x), _coo(y)
     both = x.coalesced and y.coalesced

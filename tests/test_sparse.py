@@ -658,3 +658,15 @@ def test_pow_gradient():
         (s * 1).pow(2).to_dense().sum().backward()
         return s.grad
     same(*both(grad))
+
+@pytest.mark.parametrize('shape', [(3,), (1, 3), (3, 1), (3, 3)])
+def test_product_with_a_broadcast_dense_operand(shape):
+    "sparse * dense (either side) broadcasts the dense operand to the sparse one's shape: its pattern, its flag, as torch's."
+    d = RNG.standard_normal(shape).astype(np.float32)
+    same(*both(lambda lib: coo(lib) * lib.tensor(d)))
+    same(*both(lambda lib: lib.tensor(d) * coo(lib).coalesce()))
+
+def test_division_by_a_tensor_is_refused():
+    for f in (lambda lib: coo(lib) / coo(lib), lambda lib: coo(lib) / lib.ones(3)):
+        te, le = same_error(f)
+        assert str(le) == str(te)
