@@ -429,6 +429,7 @@ from ._tensor import Tensor
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #7c804b9d
 from . import linalg
+from ._tensor import sparse_coo
 
 def norm(input, p='fro', dim=None, keepdim=False, dtype=None):
     "The vector p-norm over `dim` (all elements when None): p a number, inf, or 'fro' (2); 'nuc' a matrix norm."
@@ -438,6 +439,11 @@ def norm(input, p='fro', dim=None, keepdim=False, dtype=None):
         dims = tuple(range(input.dim())) if dim is None else (dim,) if isinstance(dim, builtins.int) else tuple(dim)
         return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype)
     if p == 'fro' or p is None: p = 2
+    if input.layout is sparse_coo:      # a sparse tensor's: over all its elements only, its (coalesced) stored values' (reference/sparse)
+        if dim is not None and sorted({d % input.dim() for d in ((dim,) if isinstance(dim, builtins.int) else dim)}) != list(range(input.dim())):
+            raise RuntimeError("norm_sparse currently only supports full reductions, so 'dim' must either be empty or contain all dimensions of the input")
+        if keepdim: raise RuntimeError("norm_sparse currently does not support keepdim=True")
+        return linalg.vector_norm(input.coalesce().values(), p, dtype=dtype)
     return linalg.vector_norm(input, p, dim, keepdim, dtype=dtype)      # a number p: torch.norm is vector_norm
 
 Tensor.norm = norm

@@ -670,3 +670,13 @@ def test_division_by_a_tensor_is_refused():
     for f in (lambda lib: coo(lib) / coo(lib), lambda lib: coo(lib) / lib.ones(3)):
         te, le = same_error(f)
         assert str(le) == str(te)
+
+@pytest.mark.parametrize('p', [2, 1, 3, float('inf'), 'fro'])
+def test_norm(p):
+    "torch's norm of a sparse tensor: a full reduction over its coalesced values (a dense 0-d result); dims or keepdim refused."
+    same(*both(lambda lib: coo(lib).norm(p)))
+    same(*both(lambda lib: coo(lib).norm(p, dim=(1, 0))))
+    for f in (lambda lib: coo(lib).norm(p, dim=0), lambda lib: coo(lib).norm(p, dim=(0, 1), keepdim=True)):
+        if p == 'fro': continue
+        te, le = same_error(f)
+        assert str(le) == str(te)
