@@ -648,3 +648,23 @@ def test_median_by_partition_matches_torch(dtype, case, fn):
         np.testing.assert_array_equal(lv.detach().numpy(), tv.detach().numpy())    # (tied zeros over all elements: torch's sign is its own, as before)
         bits_equal(lg, tg)
         if li is not None: bits_equal(lv, tv); np.testing.assert_array_equal(li.numpy(), ti.numpy())
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('case', ['default', 'bounds', 'over_one', 'negative', 'T', 'no_grad', 'inplace'])
+def test_rrelu_eval_large_matches_torch_bits(dtype, case):
+    "rrelu in eval: leaky_relu's value with slope (lower + upper)/2 and its gradient (g·noise's bits): torch's, strides too."
+    kw = {'bounds': dict(lower=0.2, upper=0.4), 'over_one': dict(lower=1.5, upper=2.5), 'negative': dict(lower=-0.6, upper=-0.2)}.get(case, {})
+    x = special(dtype)
+    if case in ('no_grad', 'inplace'):
+        out = []
+        for lib in (litnn, torch):
+            with lib.no_grad():
+                t = lib.tensor(x.copy())
+                out.append(lib.nn.functional.rrelu(t, inplace=True) if case == 'inplace' else lib.nn.functional.rrelu(t))
+        bits_equal(out[0], out[1])
+        return
+    f = lambda lib, t: lib.nn.functional.rrelu(t.t() if case == 'T' else t, training=False, **kw)
+    (ly, ty), (lg, tg) = run_both(f, x)
+    bits_equal(ly, ty)
+    if case != 'T': assert ly.stride() == ty.stride()     # (torch's rrelu of a transposed view is row-major; litnn's keeps the layout, as before)
+    bits_equal(lg[0], tg[0])

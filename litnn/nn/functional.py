@@ -331,7 +331,7 @@ from ..backend import array_namespace, _generator, _TorchRng, bool as bool_
 from .._tensor import Tensor, _dtype_name, _array_of, _wrap_dim
 from ..autograd.graph import Op, _check_tensors, _op_name
 from ..autograd.engine import _inplace
-from .._pointwise import _masked, _where, _log1p_exp, _leaky_relu, _clip as _clamped
+from .._pointwise import _masked, _where, _log1p_exp, _leaky_relu, _dleaky_relu, _clip as _clamped
 from .._pointwise import _Unary, _sigmoid, _on_arrays
 from .._views import cat, chunk
 from ..autograd.broadcasting import _refuse_integers, _dispatch, _FLOATING, _ALL_TYPES
@@ -667,13 +667,19 @@ class RreluWithNoiseBackward0(Op):
                 noise = np.ones_like(a)
                 noise[drawn] = g.uniform(int(drawn.sum()), np.float64, lower, upper).astype(a.dtype)
             else: noise = _where(drawn, lower + (upper - lower) * g.random(a.shape).astype(a.dtype), xp.ones((), a.dtype))
+        elif a.dtype.itemsize >= 4 and type(ctx) is not RreluWithNoiseBackward1:   # eval (not in place): leaky_relu's value, and
+            ctx.noise = None; ctx.slope = slope = (lower + upper) / 2               # its gradient from the saved input
+            ctx.save_for_backward(x)
+            return _leaky_relu(xp, a, slope)
         else: noise = _where(a > 0, xp.ones((), a.dtype), xp.full((), (lower + upper) / 2, a.dtype))
         ctx.noise = noise
         if not training and a.dtype.itemsize < 4:    # half, bfloat16: leaky_relu's float arithmetic, the slope not rounded to the dtype
             return _where(a > 0, a, (a.astype(np.float32) * np.float32((lower + upper) / 2)).astype(a.dtype))
         return a * noise
     @staticmethod
-    def backward(ctx, g): return _masked(g, ctx.noise)
+    def backward(ctx, g):
+        if ctx.noise is None: return _dleaky_relu(g, ctx.saved_tensors[0], None, ctx.slope)   # (g where x > 0, else g·slope: g·noise's bits)
+        return _masked(g, ctx.noise)
 
 class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
     """in-place rrelu_: torch's backward reads the result. Off the noise path (eval) it is
