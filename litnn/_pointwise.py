@@ -792,13 +792,14 @@ def _dsigmoid(g, x, y):
 
 def _dsigmoid_into(g, y):
     "`_dsigmoid` on numpy arrays of one dtype, into one new array, laid out as `g` (unless a broadcast), as torch's sigmoid_backward."
-    t = np.subtract(_scalar(1, y), y, out=np.empty_like(y if 0 in g.strides else g))
+    # (y's layout where g's is the same or g is a broadcast: the common case costs one comparison, no empty_like)
+    t = np.subtract(_scalar(1, y), y) if g.strides == y.strides or 0 in g.strides else np.subtract(_scalar(1, y), y, out=np.empty_like(g))
     np.multiply(g, t, out=t)
     return np.multiply(t, y, out=t)
 
 def _dtanh_into(g, y):
     "tanh's derivative times g, `g * (1 - y * y)`, on numpy arrays of one dtype, into one new array laid out as `_dsigmoid_into`'s."
-    t = np.multiply(y, y, out=np.empty_like(y if 0 in g.strides else g))
+    t = np.multiply(y, y) if g.strides == y.strides or 0 in g.strides else np.multiply(y, y, out=np.empty_like(g))
     np.subtract(_scalar(1, y), t, out=t)
     return np.multiply(g, t, out=t)
 
