@@ -138,7 +138,10 @@ class LinalgSlogdetBackward0(Op):
     _takes_none = True          # (a real A's gradient comes from logabsdet's alone: none without it, as torch's)
     @staticmethod
     def forward(ctx, A):
-        sign, logabs = array_namespace(A._data).linalg.slogdet(A._data)
+        xp = array_namespace(A._data)
+        sign, logabs = xp.linalg.slogdet(A._data)
+        if A._data.dtype.kind != 'c' and bool(xp.isnan(logabs).any()):    # torch's sign of a NaN pivot is 0, numpy's ±1
+            sign = xp.where(xp.isnan(logabs), 0, sign).astype(sign.dtype)
         ctx.save_for_backward(A)
         if A._data.dtype.kind == 'c': ctx.sign = sign     # (a real sign is an output of the node too, as torch's: its gradient is zero)
         return sign, logabs

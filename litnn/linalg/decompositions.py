@@ -30,17 +30,22 @@ def _given(g):
 
 linalg_svd = _named('linalg_svd', ('U', 'S', 'Vh'))
 
+def _svd(a, full_matrices):
+    "numpy's SVD of array `a`, where LAPACK's refusal of a NaN or an infinity is torch's LinAlgError naming it (svd's, pinv's)."
+    xp = array_namespace(a)
+    try: return xp.linalg.svd(a, full_matrices=full_matrices)
+    except np.linalg.LinAlgError:      # (numpy's "SVD did not converge")
+        bad = ~xp.isfinite(a).reshape((-1,) + a.shape[-2:]).all(axis=(-2, -1))
+        if not bool(bad.any()): raise
+        where = f"(Batch element {int(bad.argmax())}): " if a.ndim > 2 else ""
+        raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix contained non-finite values.") from None
+
 class LinalgSvdBackward0(Op):
     complex_aware = True        # S is real: not holomorphic; the formula below is torch's for complex A too
     @staticmethod
     def forward(ctx, A, full_matrices=True):
         xp = array_namespace(A._data)
-        try: U, S, Vh = xp.linalg.svd(A._data, full_matrices=full_matrices)
-        except np.linalg.LinAlgError:      # (numpy's "SVD did not converge"; LAPACK refuses a NaN or an infinity so, and torch names it)
-            bad = ~xp.isfinite(A._data).reshape((-1,) + A._data.shape[-2:]).all(axis=(-2, -1))
-            if not bool(bad.any()): raise
-            where = f"(Batch element {int(bad.argmax())}): " if A._data.ndim > 2 else ""
-            raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix contained non-finite values.") from None
+        U, S, Vh = _svd(A._data, full_matrices)
         S = xp.ascontiguousarray(S)        # (numpy lays out a batch as its input lies; torch's S is contiguous)
         ctx.saved = (U, S, Vh); ctx.k = S.shape[-1]
         return U, S, Vh
@@ -437,7 +442,7 @@ class LinalgPinvBackward0(Op):
             D, V = xp.linalg.eigh(a, UPLO='L')
             S, left, right = xp.abs(D), V, V
         else:
-            U, S, Vh = xp.linalg.svd(a, full_matrices=False)
+            U, S, Vh = _svd(a, False)
             D, left, right = S, xp.conj(Vh).swapaxes(-1, -2), U
         tol = _tolerance(Tensor._make(S), a.shape, atol, rtol)._data
         with np.errstate(all='ignore'): Dinv = xp.where(S > tol, 1 / D, 0)
