@@ -156,11 +156,14 @@ def _unique(name, used):
 # %% ../nbs/63_checkpoint_records.ipynb #08ae5e33
 def _storages(enc):
     "The arrays to store, by entry name; sets `storage` (and `offset`/`stride` for views) in each record."
-    groups = {}
+    groups, dtypes = {}, {}
+    numpy = {id(t) for _, t in enc.arrays.values()}   # (numpy arrays: torch pickles each as its own copy, whatever it views)
     for i, (t, _) in enumerate(enc.tensors):
         a = t._data
         if isinstance(a, MetaArray): continue      # a meta tensor has no memory: its record is all there is (as torch's)
         root, ptr = _block(a)
+        if a.size and id(t) not in numpy and dtypes.setdefault((id(root), str(t.device)), a.dtype) != a.dtype:   # torch's refusal
+            raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
         describable = a.size > 0 and all(s >= 0 and s % a.itemsize == 0 for s in a.strides)
         key = (id(root), ptr % a.itemsize, a.dtype, str(t.device)) if describable else i
         groups.setdefault(key, []).append((i, a, ptr))
