@@ -251,7 +251,7 @@ class _Chain(tuple):
 
 def _compact(k):
     "The elements of array `k` once each where it is broadcast (its zero-stride dims cut to one), for a minimum or maximum."
-    return k[tuple(0 if s == 0 else _ALL for s in k.strides)] if 0 in k.strides else k
+    return k[tuple(0 if s == 0 else _ALL for s in k.strides)] if k.size and 0 in k.strides else k   # (an empty one: as it is)
 
 def _flat_index(key, shape):
     """The row-major flat positions that integer arrays `key`, one per dim of `shape`, pick (broadcast as numpy broadcasts

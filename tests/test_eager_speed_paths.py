@@ -668,3 +668,17 @@ def test_rrelu_eval_large_matches_torch_bits(dtype, case):
     bits_equal(ly, ty)
     if case != 'T': assert ly.stride() == ty.stride()     # (torch's rrelu of a transposed view is row-major; litnn's keeps the layout, as before)
     bits_equal(lg[0], tg[0])
+
+
+def test_the_flat_index_road_takes_empty_and_broadcast_empty_indices():
+    "b6c8ba83's flat index (gather, index_put_ accumulate, an advanced index's gradient) on empty index arrays, some broadcast (stride 0)."
+    import torch as T
+    out = {}
+    for lib in (T, litnn):
+        i, j = lib.tensor([], dtype=lib.long), lib.tensor([[]], dtype=lib.long).expand(5, 0)
+        x = lib.zeros(100, 100, requires_grad=True)
+        x[i, i].sum().backward()
+        out[lib.__name__] = (x.grad.sum().item(), tuple(x[j, j].shape),
+                             lib.zeros(100, 100).index_put_((j, j), lib.tensor(1.), accumulate=True).sum().item(),
+                             tuple(lib.gather(lib.zeros(100, 100), 1, lib.zeros(100, 0, dtype=lib.long)).shape))
+    assert out['litnn'] == out['torch'] == (0.0, (5, 0), 0.0, (100, 0))
