@@ -415,13 +415,21 @@ class _Storages:
         return self.raw[key]
 
 # %% ../nbs/64_reading_pytorch_files.ipynb #c097207b
+class _ReadSeek:
+    "A file object seen through read, seek and tell alone, all torch.load asks of one (zipfile also asks if it is seekable: it is)."
+    def __init__(self, f): self._f = f
+    def read(self, n=-1): return self._f.read(n)
+    def seek(self, *a): return self._f.seek(*a)
+    def tell(self): return self._f.tell()
+    def seekable(self): return True
+
 def _load_zip(fh, f, map_location, trusted=False):
     """The object in a PyTorch zip checkpoint (torch.save's format since 1.6), read without PyTorch and without running code
     (`trusted`: loaded with weights_only=False)."""
     start = fh.tell()
     size = fh.seek(0, os.SEEK_END) - start   # what the objects of the pickle may take depends on it
     fh.seek(start)
-    try: zf = zipfile.ZipFile(fh)
+    try: zf = zipfile.ZipFile(_ReadSeek(fh))
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, OverflowError, NotImplementedError) as e:
         raise _fail(f, f"it is not a valid zip file, maybe truncated ({e})") from None
     with zf:

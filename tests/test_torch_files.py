@@ -667,3 +667,17 @@ def test_save_format_torch_writes_through_write_alone_as_torch():
             back = lib.load(io.BytesIO(data), weights_only=True)
             assert (back['x'].tolist(), back['col'].tolist(), back['col'].stride(), back['n']) == (
                 np.arange(12.).reshape(3, 4).tolist(), [1., 5., 9.], (4,), 3)
+
+
+def test_load_reads_a_torch_file_through_read_seek_and_tell_alone_as_torch():
+    # test_serialization.py's FilelikeMock (no `seekable`, no `readinto`): torch.load reads a torch.save file through
+    # read, seek and tell; litnn.load too
+    class Source:
+        def __init__(self, data): self.b = io.BytesIO(data)
+        def read(self, *a): return self.b.read(*a)
+        def readline(self, *a): return self.b.readline(*a)
+        def seek(self, *a): return self.b.seek(*a)
+        def tell(self): return self.b.tell()
+    data = saved({'a': torch.arange(6.).reshape(2, 3)}).getvalue()
+    for lib in (torch, litnn):
+        assert lib.load(Source(data), weights_only=True)['a'].tolist() == [[0., 1., 2.], [3., 4., 5.]]
