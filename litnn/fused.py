@@ -314,15 +314,23 @@ def _sign(x, out):
         a = x[i]
         out[i] = one if a > 0 else (-one if a < 0 else zero)
 
+def _elementwise(kernel, arrays, *numbers):
+    """`kernel(*arrays, *numbers, out)` on the flat memory of float32 or float64 numpy `arrays` of one shape and one memory
+    order, row- or column-major (`numbers` read in the first's dtype), `out` laid out as they are; None where the kernel
+    does not run. The one loop of sign, softshrink, the piecewise losses and fma."""
+    x = arrays[0]
+    if not (all(type(v) is np.ndarray and v.shape == x.shape and v.strides == x.strides for v in arrays)
+            and (x.flags.c_contiguous or x.flags.f_contiguous)): return None
+    flat = [v.ravel(order='K') for v in arrays]
+    k = compiled(kernel) if _fits(*flat) else None
+    if k is None: return None
+    out = np.empty_like(x)
+    k(*flat, *(x.dtype.type(v) for v in numbers), out.ravel(order='K'))
+    return out
+
 def sign(x):
     "torch's sign of a float32 or float64 numpy array (row- or column-major) in one loop, laid out as `x`; None where the kernel does not run."
-    if type(x) is not np.ndarray or not (x.flags.c_contiguous or x.flags.f_contiguous): return None
-    flat = x.ravel(order='K')
-    kernel = compiled(_sign) if _fits(flat) else None
-    if kernel is None: return None
-    out = np.empty_like(x)
-    kernel(flat, out.ravel(order='K'))
-    return out
+    return _elementwise(_sign, (x,))
 
 def _softshrink(x, lambd, out):
     "out = x - clip(x, -lambd, lambd): x - lambd above, x + lambd below, x - x (+0; NaN for NaN) between, as numpy's two passes."
@@ -333,13 +341,7 @@ _softshrink.exact = True
 
 def softshrink(x, lambd):
     "Softshrink of a float32 or float64 numpy array (row- or column-major) in one loop, laid out as `x`; None where the kernel does not run."
-    if type(x) is not np.ndarray or not (x.flags.c_contiguous or x.flags.f_contiguous): return None
-    flat = x.ravel(order='K')
-    kernel = compiled(_softshrink) if _fits(flat) else None
-    if kernel is None: return None
-    out = np.empty_like(x)
-    kernel(flat, x.dtype.type(lambd), out.ravel(order='K'))
-    return out
+    return _elementwise(_softshrink, (x,), lambd)
 
 
 # %% ../nbs/36_fused_kernels.ipynb #e73b1c78
@@ -354,14 +356,7 @@ _piecewise_loss.exact = True
 def piecewise_loss(a, b, k, s, c, m):
     """The elementwise loss of `_piecewise_loss` for float32 or float64 numpy arrays of one shape and memory order (`k`,
     `s`, `c`, `m`: numbers, read in their dtype), laid out as `a`; None where the kernel does not run."""
-    if not (type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape and a.strides == b.strides
-            and (a.flags.c_contiguous or a.flags.f_contiguous)): return None
-    flat = a.ravel(order='K'), b.ravel(order='K')
-    kernel = compiled(_piecewise_loss) if _fits(*flat) else None
-    if kernel is None: return None
-    out, d = np.empty_like(a), a.dtype.type
-    kernel(*flat, d(k), d(s), d(c), d(m), out.ravel(order='K'))
-    return out
+    return _elementwise(_piecewise_loss, (a, b), k, s, c, m)
 
 
 # %% ../nbs/36_fused_kernels.ipynb #dd35e9e0
@@ -416,15 +411,7 @@ _fma.exact = True
 def fma(a, b, c):
     """a·b + c with one rounding (torch's fused multiply-add: addcmul's) in one loop for float32 arrays of one shape and
     one memory order (row- or column-major), laid out as they are; None where the kernel does not run."""
-    if not (type(a) is np.ndarray and type(b) is np.ndarray and type(c) is np.ndarray and a.dtype == np.float32
-            and a.shape == b.shape == c.shape and a.strides == b.strides == c.strides
-            and (a.flags.c_contiguous or a.flags.f_contiguous)): return None
-    flat = [v.ravel(order='K') for v in (a, b, c)]
-    kernel = compiled(_fma) if _fits(*flat) else None
-    if kernel is None: return None
-    out = np.empty_like(c)
-    kernel(*flat, out.ravel(order='K'))
-    return out
+    return _elementwise(_fma, (a, b, c)) if getattr(a, 'dtype', None) == np.float32 else None
 
 def _sub_scaled(a, c, b):
     "a -= c b, elementwise, in place: each product rounded before the subtraction."
