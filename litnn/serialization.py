@@ -24,7 +24,7 @@ def save(obj, # what to save: a state dict, a checkpoint dict, a tensor...
          f, # a path (str or os.PathLike) or a writable binary file object
          pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True, _disable_byteorder_record=False, # torch's; litnn never pickles
          *, format:str|None=None): # "litnn": a litnn checkpoint; "torch": what torch.save writes (64_reading_pytorch_files); None: `_default_format`
-    """Save `obj` to `f` as a litnn checkpoint (safetensors + JSON, never a pickle); a path is replaced atomically.
+    """Save `obj` to `f` as a litnn checkpoint (safetensors + JSON, never a pickle), or as `torch.save` does (`format`); a path is replaced atomically.
 
     ```python
     >>> import litnn, io

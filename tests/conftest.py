@@ -34,3 +34,17 @@ def grad_mode_on():
     try: import torch
     except ImportError: return
     torch.set_grad_enabled(True)
+
+
+@pytest.fixture(autouse=True)
+def _distribution_validation_on():
+    """torch._dynamo (under torch.compile, torch.cond, torch.while_loop...) turns torch.distributions' argument
+    validation off for the whole process, and a test may switch litnn's: every test starts and leaves with both at their
+    default (on, as `__debug__` is), so that no test depends on which tests its worker ran before it."""
+    import sys
+    def default():
+        for n in ('torch.distributions', 'litnn.distributions'):
+            if n in sys.modules: sys.modules[n].Distribution.set_default_validate_args(__debug__)
+    default()
+    yield
+    default()

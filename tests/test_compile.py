@@ -10,12 +10,6 @@ from litnn._dynamo import eval_frame as ef
 
 torch = pytest.importorskip('torch')
 
-@pytest.fixture(autouse=True)
-def _torch_distribution_validation_kept():
-    "torch._dynamo turns torch.distributions' argument validation off for the whole process: put it back for the tests after these."
-    before = torch.distributions.Distribution._validate_args
-    yield
-    torch.distributions.Distribution.set_default_validate_args(before)
 F = nn.functional
 
 

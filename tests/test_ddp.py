@@ -121,7 +121,7 @@ def test_train_command_on_two_processes_equals_one(tmp_path):
     flags = ["-m", "litnn.train", "--epochs", "2", "--limit", "300", "--no-progress", "--model", "cnn"]
     one = subprocess.run([sys.executable, *flags, "--out", str(tmp_path / "one")], capture_output=True, text=True, env=env, timeout=300)
     two = subprocess.run(["mpiexec", "-n", "2", sys.executable, *flags, "--out", str(tmp_path / "two")], capture_output=True, text=True,
-                         env=env, timeout=300)
+                         env=env, timeout=300, stdin=subprocess.DEVNULL)
     assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
     assert two.stdout.count("test accuracy") == 1 and "(2 processes)" in two.stdout      # rank 0 reports, once
     a, b = (litnn.load(tmp_path / d / "checkpoint.lnn") for d in ("one", "two"))

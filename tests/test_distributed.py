@@ -19,7 +19,7 @@ def mpiexec(suite, tmp, n=N, timeout=120):
     "Run the worker's `suite` in `n` MPI processes; the completed process and each rank's results."
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
     r = subprocess.run(["mpiexec", "-n", str(n), sys.executable, str(WORKER), suite, str(tmp)],
-                       capture_output=True, text=True, timeout=timeout, env=env)
+                       capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
     results = [json.loads((tmp / f"rank{i}.json").read_text()) if (tmp / f"rank{i}.json").exists() else None for i in range(n)]
     return r, results
 

@@ -15,7 +15,7 @@ KEYS = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "
 
 def launch(*argv, timeout=600):
     return subprocess.run([sys.executable, "-m", "litnn.distributed.run", *map(str, argv)], capture_output=True, text=True,
-                          timeout=timeout, env=ENV, cwd=ROOT)
+                          timeout=timeout, env=ENV, cwd=ROOT, stdin=subprocess.DEVNULL)
 
 
 def test_two_processes_get_torchruns_environment_and_talk(tmp_path):

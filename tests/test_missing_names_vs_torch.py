@@ -420,14 +420,7 @@ def test_binomial_dtype_errors_as_torch():
 
 
 # ---- torch.cond and torch.while_loop (torch compiles them even eagerly; litnn runs them as Python)
-@pytest.fixture
-def torch_distribution_validation_kept():
-    "torch._dynamo turns torch.distributions' argument validation off for the whole process: put it back (as test_compile)."
-    before = torch.distributions.Distribution._validate_args
-    yield
-    torch.distributions.Distribution.set_default_validate_args(before)
-
-def test_cond(torch_distribution_validation_kept):
+def test_cond():
     x = np.array([1., -2., 3.])
     for pred in (True, False, 'sum>0', 'sum<0'):
         res = {}
@@ -443,7 +436,7 @@ def test_cond(torch_distribution_validation_kept):
         both_raise(bad, bad)
     assert litnn.cond.__module__ == 'litnn'
 
-def test_while_loop(torch_distribution_validation_kept):
+def test_while_loop():
     res = {}
     for m in (litnn, torch):
         i0, x0 = m.tensor(0), m.tensor(1.5)

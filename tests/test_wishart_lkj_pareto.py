@@ -9,15 +9,6 @@ import pytest
 import litnn
 
 torch = pytest.importorskip('torch')
-
-
-@pytest.fixture(autouse=True)
-def _validation_on():
-    "Both libraries validate arguments by default; another test module may have switched it off: switch it on here."
-    saved = (torch.distributions.Distribution._validate_args, litnn.distributions.Distribution._validate_args)
-    torch.distributions.Distribution.set_default_validate_args(True); litnn.distributions.Distribution.set_default_validate_args(True)
-    yield
-    torch.distributions.Distribution.set_default_validate_args(saved[0]); litnn.distributions.Distribution.set_default_validate_args(saved[1])
 LD, TD = litnn.distributions, torch.distributions
 
 
