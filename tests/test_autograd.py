@@ -489,6 +489,24 @@ def test_post_accumulate_grad_hook_must_return_none():
         return x.grad.tolist()
     same_error(f)
 
+@pytest.mark.parametrize('turn_off', ['detach_', 'requires_grad_'])
+def test_leaf_turned_off_after_the_graph_was_recorded_gets_no_grad(turn_off):
+    "torch's AccumulateGrad returns early for a leaf that no longer requires grad (lucidrains' compressive transformer\n    detaches a weight in place mid-forward): .grad stays as it was, the hooks still run and see the gradient."
+    def f(lib):
+        w = lib.nn.Parameter(lib.tensor([1., 2., 3.])); v = lib.tensor([1., 1., 1.], requires_grad=True)
+        calls = []
+        w.register_hook(lambda g: calls.append(('tensor', g.tolist())))
+        w.register_post_accumulate_grad_hook(lambda t: calls.append(('post_acc', t.grad)))
+        (w * v).sum().backward(retain_graph=True)      # w.grad [1, 1, 1]
+        y = (w * w * v).sum()
+        y.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0].register_hook(
+            lambda gi, go: calls.append(('node', gi, [g.tolist() for g in go])))
+        getattr(w, turn_off)(*(() if turn_off == 'detach_' else (False,)))
+        y.backward()
+        return (w.grad.tolist(), w.requires_grad, w.is_leaf, w.grad_fn, v.grad.tolist(),
+                [tuple(c[:1]) + tuple(x if not hasattr(x, 'tolist') else x.tolist() for x in c[1:]) for c in calls])
+    assert both(f)[0] == [1., 1., 1.]
+
 HOOK_ERRORS = {
     'hook_no_grad': lambda lib: lib.tensor([1.]).register_hook(lambda g: g),
     'post_acc_non_leaf': lambda lib: (leaf(lib, [1.]) * 2).register_post_accumulate_grad_hook(lambda t: None),

@@ -478,8 +478,10 @@ def _accumulate(node, g, claimed, create_graph):
         for h in list((node._post_hooks or {}).values()): h((), (None,))
         return
     fresh = t._grad is None
-    if fresh and not create_graph and g.shape != t._data.shape: g = _leaf_shaped(g, t._data)
-    _store_grad(t, g, claimed, create_graph)
+    if not t._requires_grad: fresh = False      # turned off since the graph was made (detach_, requires_grad_(False)): no .grad
+    else:
+        if fresh and not create_graph and g.shape != t._data.shape: g = _leaf_shaped(g, t._data)
+        _store_grad(t, g, claimed, create_graph)
     if t._post_acc_hooks:
         for h in list(t._post_acc_hooks.values()):
             r = h(t)
