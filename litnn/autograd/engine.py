@@ -4,7 +4,7 @@
 
 # %% ../../nbs/13_backprop_engine.ipynb #ab3ffb0b
 from __future__ import annotations
-import builtins, functools, operator, sys, threading, weakref, numpy as np
+import builtins, functools, inspect, operator, sys, threading, weakref, numpy as np
 from ..backend import patch, array_namespace
 from .._tensor import Tensor, _as_array, _version_counter, _bump, _type_string, _INFERENCE_INPLACE, _META_CHANGED, _differentiable, _GRAD_FN
 from ..backend import _by_np, _type_name
@@ -542,7 +542,7 @@ class _OneNode(Node):
             args, kw = list(args), dict(kw)
             for k in keys:
                 into = args if type(k) is int else kw
-                into[k] = _own_input(into[k])
+                if into[k] is not None: into[k] = _own_input(into[k])
             outs, xs = _outputs_of(type(ctx)._fn(*args, **kw)), [args[k] if type(k) is int else kw[k] for k in keys]
         pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and isinstance(o, Tensor) and o._requires_grad]
         res = [None] * len(keys)
@@ -568,20 +568,28 @@ def _own_input(t):
     (`fmax(x, x)`) or one argument is made from another, whose gradients would otherwise meet at the same node."""
     return t.view_as(t) if t._requires_grad else t
 
-def _one_node(name):
-    "Decorator: record the composite function it wraps as one node called `name` (torch's), over its tensor arguments."
+def _one_node(name, optional=()):
+    """Decorator: record the composite function it wraps as one node called `name` (torch's), over its tensor arguments
+    and the `optional` ones (names of optional tensor arguments: an edge to nothing when None, as torch's bias)."""
     def deco(f):
         cls = type(name, (_OneNode,), {'_fn': staticmethod(f), '__module__': __name__})
+        params = list(inspect.signature(f).parameters)
+        at = {params.index(n): n for n in optional}        # position -> name of each optional tensor argument
+        place = lambda k: params.index(k) if k in params else len(params)
         @functools.wraps(f)
         def g(*args, **kw):
             if not _Mode.grad or _Mode.trace is not None or _Mode.batched is not None or _Mode.fw is not None or _Mode.writes is not None:
                 return f(*args, **kw)
-            keys = [i for i, a in enumerate(args) if isinstance(a, Tensor)] + [k for k, a in kw.items() if isinstance(a, Tensor)]
-            if not builtins.any((args[k] if type(k) is int else kw[k])._requires_grad for k in keys): return f(*args, **kw)
+            if optional:     # an optional tensor argument left out is an edge all the same, in its place
+                kw = {**{n: None for i, n in at.items() if i >= len(args) and n not in kw}, **kw}
+            keys = [i for i, a in enumerate(args) if isinstance(a, Tensor) or (a is None and i in at)] + \
+                   sorted((k for k, a in kw.items() if isinstance(a, Tensor) or (a is None and k in optional)), key=place)
+            if not builtins.any((args[k] if type(k) is int else kw[k]) is not None and (args[k] if type(k) is int else kw[k])._requires_grad
+                                for k in keys): return f(*args, **kw)
             xs, xkw = list(args), dict(kw)
             for k in keys:
                 into = xs if type(k) is int else xkw
-                if into[k]._requires_grad: into[k] = _alias(into[k])
+                if into[k] is not None and into[k]._requires_grad: into[k] = _alias(into[k])
             r = f(*xs, **xkw)
             outs = _outputs_of(r)
             if not builtins.any(isinstance(o, Tensor) and o._requires_grad for o in outs): return r

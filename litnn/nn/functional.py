@@ -1383,6 +1383,8 @@ from .. import backend as B
 from ..autograd.graph import Op, _NO_CTX
 from ..autograd.grad_mode import _Mode
 from .. import amp   # autocast: the `_autocast` hook of the ops below
+from ..autograd.engine import _one_node   # one node for a composite (13_backprop_engine)
+
 
 # %% ../../nbs/42b_conv_transpose.ipynb #64c2dbae
 def _transposed_geometry(fn, k, x, w, stride, padding, output_padding, dilation, groups):
@@ -1459,10 +1461,14 @@ def _conv_transpose(fn, k, input, weight, bias, stride, padding, output_padding,
         return _conv_transpose(fn, k, input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation).squeeze(0)
     _check_transposed_shapes(fn, k, input, weight, bias, stride, padding, output_padding, groups, dilation)
     _check_weight_dtype(input, weight, groups, transposed=True)
+    return _transposed_conv(input, weight, bias, fn, k, stride, padding, output_padding, groups, dilation)
+
+@_one_node('ConvolutionBackward0', optional=('bias',))    # one node, as torch's kernel (the maps, layouts and bias inside)
+def _transposed_conv(input, weight, bias, fn, k, stride, padding, output_padding, groups, dilation):
     if input.dtype.name in ('float16', 'bfloat16'):     # torch's oneDNN kernel: float32 sums, one rounding at the end
         with amp._excluded():
-            out = _conv_transpose(fn, k, input.float(), weight.float(), None if bias is None else bias.float(), stride, padding,
-                                  output_padding, groups, dilation)
+            out = _transposed_conv.__wrapped__(input.float(), weight.float(), None if bias is None else bias.float(), fn, k, stride,
+                                               padding, output_padding, groups, dilation)
         return out.to(input.dtype)
     lay = weight if _weight_sets_layout(input._data, weight._data) else input
     # torch's kernels write the input and weight gradients in the output's memory format: channels-last, else row-major
@@ -1494,6 +1500,7 @@ from .._tensor import Tensor, _channels_last_like
 from .im2col import _LinearMap
 from ..autograd.graph import _check_tensors
 from .. import amp   # autocast: the `_autocast` hook of the ops below
+from ..autograd.engine import _one_node   # one node for a composite (13_backprop_engine)
 import sys
 
 def _keeps_cl3d(input):
@@ -1561,9 +1568,14 @@ def conv3d(input, # (N, C, D, H, W) or (C, D, H, W)
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}")
     if isinstance(input, Tensor) and input.dim() == 4: return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0).contiguous()
     stride, dilation, pads = _check_conv3d(input, weight, bias, stride, padding, dilation, groups)
+    return _conv3d(input, weight, bias, stride, padding, dilation, groups, pads)
+
+@_one_node('ConvolutionBackward0', optional=('bias',))    # one node, as torch's kernel (the depth columns, conv2d and bias inside)
+def _conv3d(input, weight, bias, stride, padding, dilation, groups, pads):
     if input.dtype.name in ('float16', 'bfloat16'):     # oneDNN: float32 sums, one rounding (the gradients too)
         with amp._excluded():
-            return conv3d(input.float(), weight.float(), None if bias is None else bias.float(), stride, padding, dilation, groups).to(input.dtype)
+            return _conv3d.__wrapped__(input.float(), weight.float(), None if bias is None else bias.float(), stride, padding, dilation,
+                                       groups, pads).to(input.dtype)
     x = input
     if pads[0] != (0, 0): input = pad(input, (0, 0, 0, 0) + pads[0])       # depth padding, before the depth im2col
     (N, C, D, H, W), (O, _, KD, KH, KW) = input.shape, weight.shape
@@ -1606,10 +1618,14 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     _check_transposed_shapes('conv_transpose3d', 3, input, weight, bias, stride, padding, output_padding, groups, dilation)
     st, pd, op, dl, out = _check_transposed(input, weight, stride, padding, output_padding, dilation)
     _check_weight_dtype(input, weight, groups, transposed=True)
+    return _transposed_conv3d(input, weight, bias, st, pd, op, dl, out, groups)
+
+@_one_node('ConvolutionBackward0', optional=('bias',))    # one node, as torch's kernel (the 2-d slices, depth columns and bias inside)
+def _transposed_conv3d(input, weight, bias, st, pd, op, dl, out, groups):
     if input.dtype.name in ('float16', 'bfloat16') and (bias is None or bias.dtype == input.dtype):   # oneDNN: float32 sums, one rounding
         with amp._excluded():
-            return conv_transpose3d(input.float(), weight.float(), None if bias is None else bias.float(), stride, padding, output_padding,
-                                    groups, dilation).to(input.dtype)
+            return _transposed_conv3d.__wrapped__(input.float(), weight.float(), None if bias is None else bias.float(), st, pd, op, dl,
+                                                  out, groups).to(input.dtype)
     if bias is not None and bias.dtype != input.dtype:     # ATen's 3-d kernel checks the bias too (the 1-d and 2-d ones cast it)
         raise RuntimeError(f"expected scalar type {_dtype_name(input)} but found {_dtype_name(bias)}")
     keeps = _keeps_cl3d(input)
@@ -2458,7 +2474,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     _check_group_norm(input, num_groups, weight, bias)
     return _group_norm(input, weight, bias, num_groups, eps)
 
-@_one_node('NativeGroupNormBackward0')    # the views around the groups' node are inside it: the output's grad_fn is torch's
+@_one_node('NativeGroupNormBackward0', optional=('weight', 'bias'))    # the views around the groups' node are inside it: the output's grad_fn is torch's
 def _group_norm(input, weight, bias, g, eps):
     n, c, *spatial = input.shape
     # torch's kernel reads the input in its suggested memory format (X.contiguous(suggest_memory_format)): a transposed or

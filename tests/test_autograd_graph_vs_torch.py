@@ -1,0 +1,95 @@
+"""The autograd graph litnn records, as code that inspects it sees it, against torch's: the node's name and repr, its
+next_functions (the graph's shape), what it saved, hooks on it, and that values and gradients are torch's."""
+import re
+import numpy as np
+import pytest
+import torch
+import litnn
+
+rng = np.random.default_rng(0)
+
+def both(*arrays, rg=True):
+    "The same float64 arrays as torch and litnn tensors requiring grad."
+    return ([torch.tensor(a, requires_grad=rg) for a in arrays], [litnn.tensor(a, requires_grad=rg) for a in arrays])
+
+def shape_of(fn, depth=2):
+    "The graph below `fn` as nested (name, children) down to `depth`, None for a missing edge."
+    if fn is None: return None
+    if depth == 0: return type(fn).__name__
+    return (type(fn).__name__, tuple(shape_of(f, depth - 1) for f, _ in fn.next_functions))
+
+def repr_node(t): return re.search(r'grad_fn=<(\w+)>', repr(t)).group(1)
+
+X, W, B = rng.standard_normal((2, 3, 5, 5)), rng.standard_normal((3, 4, 3, 3)), rng.standard_normal(4)
+CONV_CASES = [
+    ('conv_transpose2d', (X, W, B), dict(stride=2, padding=1, output_padding=1)),
+    ('conv_transpose2d', (X, W, None), dict()),
+    ('conv_transpose2d', (X, W[:, :2], None), dict(dilation=2)),
+    ('conv_transpose1d', (X[:, :, 0], W[:, :, 0], B), dict(stride=3)),
+    ('conv_transpose3d', (X[:1, :, None, :3, :3].repeat(3, 2), W[:, :2, None].repeat(2, 2), B[:2]), dict(stride=2)),
+    ('conv3d', (X[:, :, None].repeat(3, 2), W.transpose(1, 0, 2, 3)[:, :, None].repeat(2, 2), B[:4]), dict(padding=1)),
+]
+
+@pytest.mark.parametrize('fn,arrays,kw', CONV_CASES, ids=[f'{c[0]}-{i}' for i, c in enumerate(CONV_CASES)])
+def test_convolutions_record_one_convolution_node_as_torch(fn, arrays, kw):
+    tensors = [a for a in arrays if a is not None]
+    ts, ls = both(*tensors)
+    def args(xs):
+        it = iter(xs)
+        return [None if a is None else next(it) for a in arrays]
+    to = getattr(torch.nn.functional, fn)(*args(ts), **kw)
+    lo = getattr(litnn.nn.functional, fn)(*args(ls), **kw)
+    assert type(lo.grad_fn).__name__ == type(to.grad_fn).__name__ == 'ConvolutionBackward0'
+    assert lo.grad_fn.name() == to.grad_fn.name()
+    assert repr_node(lo) == repr_node(to) == 'ConvolutionBackward0'
+    assert shape_of(lo.grad_fn) == shape_of(to.grad_fn)      # input, weight, bias (None without one): AccumulateGrad leaves
+    g = rng.standard_normal(tuple(to.shape))
+    to.backward(torch.tensor(g)); lo.backward(litnn.tensor(g))
+    np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-10, atol=1e-10)
+    for t, l in zip(ts, ls): np.testing.assert_allclose(l.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+@pytest.mark.parametrize('lib', [torch, litnn])
+def test_conv_transpose_node_hooks_see_torchs_gradients(lib):
+    "Hooks on the one node: the pre-hook gets the output's gradient, the hook the input, weight and bias gradients."
+    x, w, b = (lib.tensor(a, requires_grad=True) for a in (X, W, B))
+    out = lib.nn.functional.conv_transpose2d(x, w, b, stride=2)
+    log = []
+    out.grad_fn.register_prehook(lambda go: log.append([tuple(g.shape) for g in go]))
+    out.grad_fn.register_hook(lambda gi, go: log.append([None if g is None else tuple(g.shape) for g in gi]))
+    out.sum().backward()
+    assert log == [[(2, 4, 11, 11)], [(2, 3, 5, 5), (3, 4, 3, 3), (4,)]]
+
+def test_conv_transpose_module_repr_and_graph_as_torch():
+    tm, lm = torch.nn.ConvTranspose2d(3, 2, 3, stride=2).double(), litnn.nn.ConvTranspose2d(3, 2, 3, stride=2).double()
+    with torch.no_grad(), litnn.no_grad():
+        for (_, p), (_, q) in zip(tm.named_parameters(), lm.named_parameters()): q.copy_(litnn.tensor(p.numpy()))
+    to, lo = tm(torch.tensor(X)), lm(litnn.tensor(X))
+    assert repr_node(lo) == repr_node(to) == 'ConvolutionBackward0'
+    assert shape_of(lo.grad_fn) == shape_of(to.grad_fn) == ('ConvolutionBackward0', (None, ('AccumulateGrad', ()), ('AccumulateGrad', ())))
+    np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-10, atol=1e-10)
+
+def test_conv_transpose_one_node_double_backward_as_torch():
+    "The node's backward is recorded under create_graph: a second derivative flows to the input and the weight."
+    (tx, tw), (lx, lw) = both(X[:1, :2, :4, :4], W[:2, :2])
+    res = []
+    for lib, x, w in ((torch, tx, tw), (litnn, lx, lw)):
+        o = lib.nn.functional.conv_transpose2d(x, w, stride=2)
+        gx, gw = lib.autograd.grad((o ** 2).sum(), (x, w), create_graph=True)
+        (gx.sum() + (gw ** 2).sum()).backward()
+        res.append([v.detach().numpy() for v in (gx, gw, x.grad, w.grad)])
+    for a, b in zip(*res): np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-9)
+
+def test_conv_transpose_node_second_backward_is_torchs_error():
+    for lib in (torch, litnn):
+        x, w = lib.tensor(X, requires_grad=True), lib.tensor(W, requires_grad=True)
+        o = lib.nn.functional.conv_transpose2d(x, w).sum()
+        o.backward()
+        with pytest.raises(RuntimeError, match='Trying to backward through the graph a second time'): o.backward()
+
+def test_group_norm_node_has_torchs_edges_without_affine():
+    "torch's NativeGroupNormBackward0 keeps an edge to the missing weight and bias: (None, 0) each."
+    (tx,), (lx,) = both(X)
+    to, lo = torch.nn.functional.group_norm(tx, 3), litnn.nn.functional.group_norm(lx, 3)
+    assert shape_of(lo.grad_fn) == shape_of(to.grad_fn) == ('NativeGroupNormBackward0', (('AccumulateGrad', ()), None, None))
+    to.sum().backward(); lo.sum().backward()
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-12)
