@@ -43,6 +43,7 @@ def test_convolutions_record_one_convolution_node_as_torch(fn, arrays, kw):
     assert lo.grad_fn.name() == to.grad_fn.name()
     assert repr_node(lo) == repr_node(to) == 'ConvolutionBackward0'
     assert shape_of(lo.grad_fn) == shape_of(to.grad_fn)      # input, weight, bias (None without one): AccumulateGrad leaves
+    assert hasattr(lo.grad_fn, '_saved_self') == hasattr(to.grad_fn, '_saved_self') == False   # (torch's names are _saved_input, _saved_weight)
     g = rng.standard_normal(tuple(to.shape))
     to.backward(torch.tensor(g)); lo.backward(litnn.tensor(g))
     np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-10, atol=1e-10)

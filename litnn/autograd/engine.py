@@ -535,6 +535,7 @@ class _OneNode(Node):
     "A composite function's single node, named as torch's (`AddcmulBackward0`): backward walks the composite's own graph."
     complex_aware = True      # (that graph follows torch's complex convention already)
     _keeps_state = True       # the inner graph lives in `_saved`, freed with it after a backward without retain_graph
+    _saved_positions = ()     # (so what `_saved` holds is no `_saved_self`: 35a_saved_tensor_hooks)
     @staticmethod
     def backward(ctx, *grads):
         outs, xs, args, kw, keys = ctx._saved

@@ -630,7 +630,7 @@ _SAVED_NAMES = {'MmBackward0': ('self', 'mat2'), 'BmmBackward0': ('self', 'mat2'
 
 def _saved_names(node):
     "The argument names of the positions of what `node` saved (torch's names in its derivative formulas)."
-    return _SAVED_NAMES.get(type(node).__name__, ('self', 'other'))
+    return _SAVED_NAMES.get(type(node).__name__) or getattr(node, '_saved_positions', ('self', 'other'))
 
 class SavedTensor:
     "One tensor a node saved (torch's `torch._C._autograd.SavedTensor`): `register_hooks` packs it now, unpacks it when read."
