@@ -170,21 +170,32 @@ def _is_stream(loader):
     it = getattr(loader, '_iterable', None)
     return loader._dataset_kind == _DatasetKind.Iterable if it is None else it
 
+def _draw_seed(generator):
+    "A 64-bit seed drawn from `generator` (the default one if None), as torch's iterators draw theirs."
+    return _parsed_call(Tensor.random_, empty((), dtype=int64), method=True, generator=generator).item()
+
+def _seed_pipes(datapipe, generator=None, seed=None):
+    "Seed the random pipes of `datapipe` from a generator seeded with `seed` (drawn from `generator` if None); return the seed."
+    from litnn.utils.data.datapipes.iter import apply_random_seed
+    seed = _draw_seed(generator) if seed is None else seed
+    apply_random_seed(datapipe, Generator().manual_seed(seed))
+    return seed
+
 class _BaseDataLoaderIter:
     "One pass over a DataLoader's batches (as torch's): `next` fetches and collates the next one."
     def __init__(self, loader):
         self._dataset, self._index_sampler, self._num_workers = loader.dataset, loader._index_sampler, loader.num_workers
         self._auto_collation, self._drop_last, self._collate_fn = loader._auto_collation, loader.drop_last, loader.collate_fn
         self._timeout, self._persistent_workers = loader.timeout, loader.persistent_workers
-        if isinstance(self._dataset, IterDataPipe):   # torch's: one seed for the epoch, from the loader's generator, seeds the random pipes
-            from litnn.utils.data.datapipes.iter import apply_random_seed
-            shared_rng = Generator().manual_seed(_parsed_call(Tensor.random_, empty((), dtype=int64), method=True, generator=loader.generator).item())
-            self._dataset = apply_random_seed(self._dataset, shared_rng)
+        # torch starts persistent workers once, by its first iterator: a later pass draws none of that iterator's seeds
+        fresh = getattr(loader, '_workers', None) is None
+        self._shared_seed = None
+        if isinstance(self._dataset, IterDataPipe) and fresh:   # torch's: one seed for the epoch, from the loader's generator, seeds the random pipes
+            self._shared_seed = _seed_pipes(self._dataset, loader.generator)
         _warn_pin_memory(loader)
         self._pin_memory = False   # Tensor.pin_memory is a no-op in litnn
         self._sampler_iter = None if _is_stream(loader) else iter(self._index_sampler)   # a stream has no indices
-        # torch starts persistent workers once, with the seed of its first iterator: later passes draw none
-        self._base_seed = _parsed_call(Tensor.random_, empty((), dtype=int64), method=True, generator=loader.generator).item() if getattr(loader, '_workers', None) is None else loader._workers[0][0].seed
+        self._base_seed = _draw_seed(loader.generator) if fresh else loader._workers[0][0].seed
         self._num_yielded = 0
         self._IterableDataset_len_called = loader._IterableDataset_len_called
 
@@ -231,6 +242,9 @@ def _start_worker(loader, base_seed, w, dataset=None):
     g = Generator().manual_seed(seed)
     streams = ((g.rng, g._seed), random.Random(seed).getstate(), rs.get_state())
     info = WorkerInfo(id=w, num_workers=loader.num_workers, seed=seed, dataset=loader.dataset if dataset is None else dataset)
+    if isinstance(info.dataset, IterDataPipe):   # torch's _sharding_worker_init_fn, before the user's: the worker's shard of the pipe
+        from litnn.utils.data.datapipes.iter import apply_sharding
+        apply_sharding(info.dataset, loader.num_workers, w)
     if loader.worker_init_fn is None: return info, streams
     main = _swap_streams(streams); _worker._worker_info = info
     try: loader.worker_init_fn(w)
@@ -267,10 +281,17 @@ class _IterableWorkersIter(_MultiProcessingDataLoaderIter):
     round-robin from the workers that still have some, as torch's in-order queue yields them."""
     def __init__(self, loader):
         _BaseDataLoaderIter.__init__(self, loader)
-        if loader._workers is None:
+        fresh = loader._workers is None
+        if fresh:
             loader._workers = [_start_worker(loader, self._base_seed, w, _replica(loader.dataset)) for w in range(self._num_workers)]
         self._workers = loader._workers
         if not loader.persistent_workers: loader._workers = None
+        if isinstance(self._dataset, IterDataPipe):
+            # torch's seeds: new workers seed their pipes with the iterator's first seed, then its `_reset` draws another for
+            # the main process's pipe; a later pass of persistent workers draws one and sends it to them (_ResumeIteration)
+            if fresh: [_seed_pipes(info.dataset, seed=self._shared_seed) for info, _ in self._workers]
+            self._shared_seed = _seed_pipes(self._dataset, loader.generator)
+            if not fresh: [_seed_pipes(info.dataset, seed=self._shared_seed) for info, _ in self._workers]
         self._iters = {w: _iter_stream(loader, info.dataset) for w, (info, _) in enumerate(self._workers)}   # a pass restarts each
         self._next_w = 0
     def _next_data(self):
@@ -296,7 +317,7 @@ def __len__(self:DataLoader):
 @patch
 def __iter__(self:DataLoader):
     "A pass over the data: a `_SingleProcessDataLoaderIter` (below), or with workers a `_MultiProcessingDataLoaderIter` (a stream's: `_IterableWorkersIter`)."
-    if self.num_workers == 0 or isinstance(self.dataset, IterDataPipe): return _SingleProcessDataLoaderIter(self)
+    if self.num_workers == 0: return _SingleProcessDataLoaderIter(self)
     return _IterableWorkersIter(self) if self._iterable else _MultiProcessingDataLoaderIter(self)
 
 @patch

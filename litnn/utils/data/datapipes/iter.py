@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['IterableWrapper', 'Mapper', 'Filter', 'Shuffler', 'ShardingFilter', 'IterableWrapperIterDataPipe',
            'MapperIterDataPipe', 'FilterIterDataPipe', 'ShufflerIterDataPipe', 'ShardingFilterIterDataPipe',
-           'apply_shuffle_settings', 'apply_random_seed']
+           'apply_shuffle_settings', 'apply_random_seed', 'apply_sharding']
 
 # %% ../../../../nbs/reference/utils/data/datapipes/iter.ipynb #e55abbbd
 import copy, random, warnings
@@ -172,4 +172,18 @@ def apply_random_seed(datapipe, rng):
     from litnn import empty, int64
     for p in _all_pipes(datapipe):
         if callable(getattr(p, 'set_seed', None)): p.set_seed(int(empty((), dtype=int64).random_(generator=rng).item()))
+    return datapipe
+
+def apply_sharding(datapipe, num_of_instances, instance_id):
+    """Make every sharding pipe of the graph keep instance `instance_id`'s share of `num_of_instances`
+    (torch.utils.data.graph_settings.apply_sharding; the DataLoader's worker `w` of `n` applies `(n, w)`)."""
+    def visit(dp, applied):
+        if callable(getattr(dp, 'apply_sharding', None)):
+            if applied is not None:
+                raise RuntimeError("Sharding twice on a single pipeline is likely unintended and will cause data loss. "
+                                   f"Sharding already applied to {applied} while trying to apply to {dp}")
+            dp.apply_sharding(num_of_instances, instance_id)
+            applied = dp
+        for child in _children(dp): visit(child, applied)
+    visit(datapipe, None)
     return datapipe
