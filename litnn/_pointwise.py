@@ -1545,6 +1545,7 @@ from .autograd.graph import Op, _check_tensors, _needs
 from .autograd.broadcasting import _promote, _levels, _reduce, _cast, _float_dtype, _refuse_integers, _opmath, _fma
 from .autograd.engine import _inplace, _in_place_variant
 from .autograd.operators import _first_layout
+from .fused import lerp as _lerp_loop   # one loop where numba runs (36_fused_kernels)
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #68e3498b
 def _in_memory_order(xp, f, a):
@@ -1673,15 +1674,20 @@ _all_ = ['tan', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'asinh', 'acosh', 'atanh
 
 # %% ../nbs/reference/torch/pointwise_math.ipynb #1b0aa529
 def _lerp(xp, a, b, w):
-    """torch's kernel on arrays (half precision: in float32): a + w (b - a) below w = ½, else b - (b - a)(1 - w), each a fused
-    multiply-add, rounded once (`_fma`): a separate product and sum would differ from torch's in a quarter of the results."""
-    d = b - a
+    """torch's kernel on arrays (half precision: in float32): a + w (b - a) below w = ½, else b + (w - 1)(b - a), each a fused
+    multiply-add, rounded once (`_fma`): a separate product and sum would differ from torch's in a quarter of the results.
+    (torch's coefficient is w - 1, not -(1 - w) times -(b - a): the same magnitude, but the sign of a zero product and of a NaN
+    follow it.) Two float32 arrays of 4,096+ elements and a number weight: one loop where numba runs (`fused.lerp`)."""
     if not hasattr(w, 'dtype'):      # a number: one branch, the weight read in the arrays' dtype as torch's scalar
         w = a.dtype.type(w)
-        return _fma(w, d, a, a.dtype) if builtins.abs(w) < 0.5 else _fma(-d, 1 - w, b, a.dtype)     # (|w| < ½: torch's is_lerp_weight_small)
-    small = xp.abs(w) < 0.5
+        if a.size >= 4096:
+            out = _lerp_loop(a, b, w)
+            if out is not None: return out
+        d = b - a
+        return _fma(w, d, a, a.dtype) if builtins.abs(w) < 0.5 else _fma(d, w - 1, b, a.dtype)     # (|w| < ½: torch's is_lerp_weight_small)
+    d, small = b - a, xp.abs(w) < 0.5
     if a.dtype == np.float64: return _where(small, a + w * d, b - d * (1 - w))   # (a float64 tensor weight: as written, nearer torch's)
-    return _where(small, _fma(w, d, a, a.dtype), _fma(-d, 1 - w, b, a.dtype))
+    return _where(small, _fma(w, d, a, a.dtype), _fma(d, w - 1, b, a.dtype))
 
 class LerpBackward0(Op):
     "lerp with a number weight"

@@ -493,14 +493,17 @@ from .autograd.grad_mode import _Mode
 from .autograd.broadcasting import _cast, _half, _opmath
 from ._pointwise import _floating, _const, _masked, where
 from ._views import cat
-from .fused import scan as _scan_loop   # one loop where numba runs (36_fused_kernels)
+from .fused import scan as _scan_loop, prod_rows as _prod_loop   # one loop where numba runs (36_fused_kernels)
 
 # %% ../nbs/reference/torch/prod_norm_cumsum_softmax.ipynb #83c81c09
 def _prod_last(a):
     """The product along the last axis of C-contiguous numpy float32/float64 `a` in torch's order: its vectorized inner
     reduction keeps four 32-byte vectors of lanes, each lane a product down the row's blocks of 4 vectors, combines them
     (v0·v1)·(v2·v3), folds the lanes of the one left in turn, then the tail of the row. numpy's sequential loop rounded
-    otherwise (31 of 350 special-value rows apart from torch) and took 8x torch's time."""
+    otherwise (31 of 350 special-value rows apart from torch) and took 8x torch's time. Where numba runs, that order in one
+    loop (`fused.prod_rows`); this the numpy road, a dozen small passes per row."""
+    out = _prod_loop(a) if a.size >= 4096 else None
+    if out is not None: return out
     n, V = a.shape[-1], 32 // a.itemsize
     c = n // (4 * V)
     if c == 0: return np.multiply.reduce(a, axis=-1)          # (a short row: torch's scalar loop, sequential too)

@@ -8,8 +8,9 @@ import contextlib, functools, math, os, warnings, numpy as np
 
 # %% auto #0
 __all__ = ['enabled', 'compiled', 'gelu', 'gelu_backward', 'layer_norm', 'layer_norm_backward', 'adam', 'select_le',
-           'relu_backward', 'sign', 'softshrink', 'piecewise_loss', 'scan', 'fma_into', 'fma', 'sub_scaled', 'poly',
-           'softmax', 'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss', 'nll_loss_backward']
+           'relu_backward', 'sign', 'softshrink', 'piecewise_loss', 'scan', 'prod_rows', 'fma_into', 'fma',
+           'sub_scaled', 'lerp', 'poly', 'softmax', 'softmax_backward', 'adam_takes', 'adam_many', 'nll_loss',
+           'nll_loss_backward']
 
 # %% ../nbs/36_fused_kernels.ipynb #68254422
 def _no_reset(): pass
@@ -390,6 +391,39 @@ def scan(a, dim, product=False):
     return out
 
 
+# %% ../nbs/36_fused_kernels.ipynb #436582cc
+def _prod_rows(a, V, out):
+    "out[r] = the product of row r of 2-D `a` in torch's order: 4V lanes down the blocks, (v0·v1)·(v2·v3), the V lanes, the tail."
+    rows, n = a.shape
+    W = 4 * V
+    c = n // W
+    acc = np.empty(W, a.dtype)
+    for r in range(rows):
+        row = a[r]
+        if c == 0:                               # a short row: one product from the first element (torch's scalar loop)
+            p = row[0]
+            for k in range(1, n): p = p * row[k]
+            out[r] = p
+            continue
+        for j in range(W): acc[j] = row[j]
+        for i in range(1, c):
+            blk = row[i * W:(i + 1) * W]
+            for j in range(W): acc[j] = acc[j] * blk[j]
+        p = (acc[0] * acc[V]) * (acc[2 * V] * acc[3 * V])
+        for j in range(1, V): p = p * ((acc[j] * acc[V + j]) * (acc[2 * V + j] * acc[3 * V + j]))
+        for k in range(c * W, n): p = p * row[k]
+        out[r] = p
+_prod_rows.exact = True
+
+def prod_rows(a):
+    "The product along the last axis of a C-contiguous float32 or float64 numpy array in torch's order, one loop; None where the kernel does not run."
+    kernel = compiled(_prod_rows) if type(a) is np.ndarray and a.ndim > 0 and a.shape[-1] > 0 and _fits(a) else None
+    if kernel is None: return None
+    out = np.empty(a.shape[:-1], a.dtype)
+    kernel(a.reshape(-1, a.shape[-1]), 32 // a.itemsize, out.reshape(-1))
+    return out
+
+
 # %% ../nbs/36_fused_kernels.ipynb #c7d1e5a1
 def _fma_into(a, c, b):
     "a = c·b + a elementwise for float32 arrays, rounded once: in float64, where the product of two float32 numbers is exact."
@@ -424,6 +458,22 @@ def sub_scaled(a, c, b):
     if kernel is None: return False
     kernel(a.reshape(-1), a.dtype.type(c), b.reshape(-1))
     return True
+
+def _lerp(a, b, c, small, out):
+    "out = c·(b - a) + (a if `small` else b) for float32 arrays: the difference rounded to float32, the rest once (in float64)."
+    for i in range(out.size):
+        d = np.float64(b[i] - a[i])
+        out[i] = np.float64(c) * d + np.float64(a[i] if small else b[i])
+_lerp.exact = True
+
+def lerp(a, b, w):
+    """torch's lerp of float32 arrays `a`, `b` of one shape and memory order with number weight `w` (read in float32): below
+    |w| = ½ w·(b - a) + a, else (w - 1)·(b - a) + b, in one loop, laid out as `a`; None where the kernel does not run."""
+    if getattr(a, 'dtype', None) != np.float32: return None
+    w = np.float32(w)
+    small = abs(w) < 0.5                  # (torch's is_lerp_weight_small; NaN is not)
+    return _elementwise(_lerp, (a, b), w if small else w - np.float32(1), small)
+
 
 # %% ../nbs/36_fused_kernels.ipynb #6ace7623
 def _poly_blocks(x, cs, out):

@@ -286,6 +286,24 @@ def test_lerp_large_matches_torch_bits(dtype, weight, kernels):
     else: close_with_specials(ly, ty, 1e-6 if dtype == np.float32 else 1e-12)     # (-2: 66 of 19,800 an ulp off, near overflow)
     for a, b in zip(lg, tg): bits_equal(a, b)
 
+@pytest.mark.parametrize('weight', [0.3, 0.7, 1.0, 0.5, -0.25, 2.0, 'tensor'])
+@pytest.mark.parametrize('layout', ['C', 'T'])
+def test_lerp_float32_matches_torch_to_the_nan_sign(weight, layout, kernels):
+    """torch's coefficient from the end is w - 1 (not -(1 - w) times -(b - a)): a zero product's sign and a NaN's sign follow it
+    (w = 1 with end -0.0 gives +0.0; a NaN difference keeps its sign). Both roads, every bit, NaN signs included."""
+    x, y = special(np.float32, (150, 120)), special(np.float32, (150, 120), seed=14)
+    y[::5, ::3] = -0.0
+    w = np.random.default_rng(15).uniform(0, 1, x.shape).astype(np.float32) if weight == 'tensor' else weight
+    out = []
+    for lib in (litnn, torch):
+        a, b = lib.tensor(x), lib.tensor(y)
+        if layout == 'T': a, b = a.t(), b.t()
+        out.append(lib.lerp(a, b, lib.tensor(w.T if layout == 'T' else w) if weight == 'tensor' else w).numpy())
+    u = out[1].view(np.uint32)
+    same = out[0].view(np.uint32) == u
+    keep = np.abs(y if layout == 'C' else y.T) >= np.finfo(np.float32).tiny    # (a subnormal end: float64's double rounding can miss an ulp, as before)
+    assert same[keep].all(), f'{(~same & keep).sum()} differ'
+
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])
 @pytest.mark.parametrize('divisor', [1.5, -1.5, 'tensor'])
 def test_remainder_large_matches_torch_bits(dtype, divisor):
@@ -433,11 +451,25 @@ def test_accumulating_writes_large_match_torch_bits(dtype, op):
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])
 @pytest.mark.parametrize('n', [7, 15, 16, 31, 32, 40, 500, 3000])
 @pytest.mark.parametrize('keepdim', [False, True])
-def test_prod_last_dim_in_torch_order(dtype, n, keepdim):
-    "prod along a contiguous last dim: torch's vectorized order (32-byte lanes in 4 vectors, combined, then the tail), to the bit."
+def test_prod_last_dim_in_torch_order(dtype, n, keepdim, kernels):
+    """prod along a contiguous last dim: torch's vectorized order (32-byte lanes in 4 vectors, combined, then the tail), to
+    the bit; one compiled loop where numba runs and the tensor has 4,096+ elements (`fused.prod_rows`), numpy's passes otherwise."""
     a = np.random.default_rng(n).uniform(0.6, 1.5, (70, n)).astype(dtype)
     a[3, 2] = np.nan; a[5, -1] = np.inf; a[6, 0] = -np.nan; a[6, 1] = np.nan
+    a[7, -2] = -0.0; a[8, 0] = 0.0; a[9, 1] = -np.inf; a[10, :] = 1e-30; a[11, n // 2] = np.finfo(dtype).tiny / 4
     bits_equal(litnn.tensor(a).prod(-1, keepdim=keepdim), torch.tensor(a).prod(-1, keepdim=keepdim))
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_prod_rows_kernel_gives_the_numpy_roads_bits(dtype, monkeypatch):
+    "The compiled loop and numpy's passes: the same bits, NaN signs and payloads included (special values, rows long and short)."
+    for shape in [(300, 500), (64, 100), (900, 7), (5000, 1)]:
+        a = special(dtype, shape, seed=shape[1], scale=0.4) + dtype(1)
+        out = []
+        for on in (True, False):
+            monkeypatch.setattr(fused, 'enabled', on)
+            out.append(litnn.tensor(a).prod(1).numpy())
+        u = f'u{a.itemsize}'
+        assert np.array_equal(out[0].view(u), out[1].view(u))
 
 @pytest.mark.parametrize('dtype', [np.float32, np.float64])
 @pytest.mark.parametrize('dim', [0, 1])
