@@ -715,10 +715,21 @@ def pin_memory(self:Tensor, device=None):
 def is_pinned(self:Tensor, device=None): return False
 
 # %% ../nbs/reference/torch/small_names_addcmul_masked_select_stride.ipynb #2ce94895
+def _dense_strides(shape, order):
+    "The element strides of a dense array of `shape` with its dims in memory in `order`, outermost first (torch's: a size-1 dim's too)."
+    out, after = [0] * len(shape), 1
+    for d in reversed(order): out[d], after = after, after * max(shape[d], 1)
+    return out
+
 def _strides(shape, byte_strides, itemsize, empty, view=False):
     """Element strides: the array's, except where numpy's number for a dimension of size 1 (or of an empty array) is
-    only its own convention: in an array made fresh (`view` false), and a 0 (an axis added by `None`); there torch's,
-    the stride `unsqueeze` gives (a fresh row-major array's)."""
+    only its own convention: in an array made fresh (`view` false), and a 0 (an axis added by `None`); there torch's:
+    a fresh 4-d or 5-d array dense in channels-last order and not in row-major order gets that format's strides (torch's
+    kernels allocate such an output channels-last); the others, the stride `unsqueeze` gives (a fresh row-major array's)."""
+    if not view and not empty and len(shape) in (4, 5) and 1 in shape:
+        dense = lambda want: all(n == 1 or b == w * itemsize for n, b, w in zip(shape, byte_strides, want))
+        cl = _dense_strides(shape, (0, *range(2, len(shape)), 1))
+        if dense(cl) and not dense(_dense_strides(shape, range(len(shape)))): return tuple(cl)
     out, after = [0] * len(shape), 1
     for d in reversed(range(len(shape))):
         s = byte_strides[d] // itemsize
@@ -1661,7 +1672,7 @@ def is_set_to(self:Tensor, tensor):
 import builtins, itertools, warnings
 import numpy as np
 from .backend import memory_format, contiguous_format, channels_last, channels_last_3d, array_namespace
-from ._tensor import Tensor, _SparseArray, _differentiable, _set_requires_grad
+from ._tensor import Tensor, _SparseArray, _differentiable, _set_requires_grad, _strides
 from .backend import patch
 
 # %% ../nbs/reference/torch/tensor_attributes.ipynb #a7818a1e
@@ -1695,11 +1706,32 @@ def _relaid(a, order):
     o[...] = a
     return o
 
+def _memory_order(shape, stride):
+    """The dims of an array of `shape` and (element) strides `stride`, outermost in memory first: by stride, and on a tie
+    the larger dim outside, so that a size-1 dim goes just inside the dim whose stride it shares (an `unsqueeze`)."""
+    return tuple(sorted(builtins.range(len(shape)), key=lambda i: (-stride[i], -shape[i])))
+
 def _dense_order(a):
-    "The order of array `a`'s dims in memory when it is dense without overlaps but not row-major (preserve_format keeps it), else None."
-    if a is None or type(a) is _SparseArray or not hasattr(a, 'strides') or a.flags.c_contiguous or a.ndim < 2: return None
-    order = tuple(sorted(builtins.range(a.ndim), key=lambda i: -a.strides[i]))
-    return order if _fills(a.shape, a.strides, order, a.itemsize) else None
+    """The order of array `a`'s dims in memory when it is dense without overlaps but not row-major (preserve_format keeps
+    it), else None. Its size-1 dims count, at the places their strides (torch's, `_strides`) give them: `_laid_out` in
+    this order gives `a`'s strides back, so a transposed (5, 1) column, row-major to numpy, keeps its strides (1, 1)."""
+    if a is None or type(a) is _SparseArray or not hasattr(a, 'strides') or a.ndim < 2: return None
+    c = a.flags.c_contiguous
+    if c and 1 not in a.shape: return None       # (the common case: a flag test and a look at the shape)
+    st = _strides(a.shape, a.strides, a.itemsize, a.size == 0, getattr(a, 'base', None) is not None)
+    order = _memory_order(a.shape, st)
+    if c: return None if order == tuple(builtins.range(a.ndim)) else order
+    return order if _fills(a.shape, st, order) else None
+
+def _strided_like(a, make, src=None):
+    """A new array from `make` (an allocator of a shape) with `a`'s shape and strides, size-1 dims included: torch's
+    `empty_strided(a.size(), a.stride())`, with `src` copied in if given. `a` must be dense without overlaps."""
+    want = _strides(a.shape, a.strides, a.itemsize, a.size == 0, getattr(a, 'base', None) is not None)
+    out = _laid_out(make, a.shape, _memory_order(a.shape, want))
+    if _strides(out.shape, out.strides, out.itemsize, out.size == 0, True) != want:   # (a size-1 dim's stride no order gives:
+        out = array_namespace(out).lib.stride_tricks.as_strided(out, out.shape, tuple(s * out.itemsize for s in want))   # any is safe)
+    if src is not None: out[...] = src
+    return out
 
 def _preserved_order(a):
     """The order in memory that preserve_format gives a new array like `a` (empty_like, clone, dropout's mask): `a`'s own

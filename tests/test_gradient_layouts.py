@@ -208,3 +208,68 @@ def test_pooling_gradient_in_input_layout(op, layout, cot):
     (ty, ts, tv), (ly, ls, lv) = _strides_both(f)
     assert (ly, ls) == (ty, ts)
     np.testing.assert_allclose(lv, tv, rtol=1e-12, atol=1e-15)
+
+
+# Strides of size-1 dims. torch gives a size-1 dim a stride by the rule that made the tensor, where numpy's own number
+# is its convention: a fresh channels-last tensor has channels-last strides in every dim ((1, 3, 4, 5): (60, 1, 15, 3)),
+# empty_like and clone (preserve_format) copy a dense input's strides exactly, and AccumulateGrad copies the leaf's.
+def _size1_inputs(lib):
+    T = lambda *s: lib.tensor(np.random.default_rng(sum(s)).standard_normal(s))
+    cl = lib.channels_last
+    return {'cl_n1': T(1, 3, 4, 5).contiguous(memory_format=cl), 'cl_w1': T(2, 3, 4, 1).contiguous(memory_format=cl),
+            'cl3d_c1': T(2, 1, 2, 4, 5).contiguous(memory_format=lib.channels_last_3d),
+            't_col': T(5, 1).t(), 'unsq_t': T(4, 3).t().unsqueeze(1), 'perm_1': T(3, 1, 5).permute(2, 0, 1),
+            'perm4_1': T(2, 1, 4, 1).permute(3, 1, 0, 2)}
+
+
+def _flags(lib, t):
+    fmt = {4: [lib.channels_last], 5: [lib.channels_last_3d]}.get(t.dim(), [])
+    return [t.is_contiguous()] + [t.is_contiguous(memory_format=f) for f in fmt]
+
+
+@pytest.mark.parametrize('name', ['cl_n1', 'cl_w1'])
+@pytest.mark.parametrize('op', ['relu', 'exp', 'mul2', 'add_self', 'sigmoid', 'pow2', 'to_f32'])
+def test_fresh_channels_last_output_strides_of_size_1_dims(name, op):
+    # TensorIterator allocates a channels-last output for a channels-last input with channels-last strides in every
+    # dim; numpy's output has its own strides in the size-1 dims. The gradient (laid out like the output) follows
+    f = {'relu': lambda x: x.relu(), 'exp': lambda x: x.exp(), 'mul2': lambda x: x * 2, 'add_self': lambda x: x + x,
+         'sigmoid': lambda x: x.sigmoid(), 'pow2': lambda x: x ** 2, 'to_f32': lambda x: x.to(x.dtype)}[op]
+    def run(lib):
+        x = _size1_inputs(lib)[name].detach().requires_grad_()
+        y = f(x)
+        g0 = lib.empty_like(y).copy_(lib.ones(y.shape, dtype=y.dtype) * 0.5)
+        gx, = lib.autograd.grad(y, x, g0)
+        return y.stride(), _flags(lib, y), gx.stride(), _flags(lib, gx), y.tolist(), gx.tolist()
+    t, l = _strides_both(run)
+    assert l[:4] == t[:4]
+    np.testing.assert_allclose(l[4], t[4], rtol=1e-6)
+    np.testing.assert_allclose(l[5], t[5], rtol=1e-6)
+
+
+@pytest.mark.parametrize('name', ['t_col', 'unsq_t', 'perm_1', 'perm4_1', 'cl_n1', 'cl_w1', 'cl3d_c1'])
+@pytest.mark.parametrize('op', ['clone', 'empty_like', 'zeros_like'])
+def test_preserve_format_copies_strides_of_size_1_dims(name, op):
+    # clone and empty_like (preserve_format) of a dense tensor: empty_strided with its strides, size-1 dims included
+    f = {'clone': lambda lib, x: x.clone(), 'empty_like': lambda lib, x: lib.empty_like(x), 'zeros_like': lambda lib, x: lib.zeros_like(x)}[op]
+    def run(lib):
+        x = _size1_inputs(lib)[name]
+        y = f(lib, x)
+        return x.stride(), y.stride(), _flags(lib, y), (y.tolist() if op != 'empty_like' else None)
+    t, l = _strides_both(run)
+    assert l == t
+
+
+@pytest.mark.parametrize('name', ['t_col', 'unsq_t', 'perm_1', 'perm4_1', 'cl_n1', 'cl_w1'])
+@pytest.mark.parametrize('op', ['clone', 'unsqueeze', 'transpose', 'add_rm', 'sum'])
+def test_leaf_grad_strides_of_size_1_dims(name, op):
+    # AccumulateGrad keeps a gradient laid out as the leaf (size-1 dims aside) where it may, else copies it into
+    # empty_strided(leaf.size(), leaf.stride()): the leaf's strides exactly, size-1 dims included
+    f = {'clone': lambda lib, x: x.clone(), 'unsqueeze': lambda lib, x: x.unsqueeze(0), 'transpose': lambda lib, x: x.transpose(0, 1),
+         'add_rm': lambda lib, x: x + lib.ones(x.shape, dtype=x.dtype), 'sum': lambda lib, x: x.sum()}[op]
+    def run(lib):
+        x = _size1_inputs(lib)[name].detach().requires_grad_()
+        y = f(lib, x)
+        y.backward(lib.empty_like(y).copy_(lib.ones(y.shape, dtype=y.dtype) * 0.25))
+        return x.stride(), x.grad.stride(), _flags(lib, x.grad), x.grad.tolist()
+    t, l = _strides_both(run)
+    assert l == t

@@ -13,7 +13,7 @@ from .graph import AccumulateGrad, Node, Op, _edge, _plain_node, _FREED, _SECOND
 from .grad_mode import _Mode
 from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLAP, _dense, _check_partial_overlap
 from ..backend import _writeable_alias
-from .._tensor import _dense_order, _laid_out, _SparseArray, _sparse_inplace_check, sparse_coo
+from .._tensor import _dense_order, _laid_out, _strided_like, _fills, _SparseArray, _sparse_inplace_check, sparse_coo
 from .. import fused
 from .operators import add, mul, _alpha_number, _first_layout
 from ..storage import _root as _memory_root, _address
@@ -190,8 +190,9 @@ def _claim(g, claimed):
 
 # %% ../../nbs/13_backprop_engine.ipynb #085927e5
 def _obey_layout(g, a, owned):
-    """A new `.grad` array from gradient `g` for leaf array `a`, by torch's layout contract: the leaf's strides when it
-    is dense but not row-major (a channels-last or transposed parameter), else row-major. `owned`: `g` may be kept."""
+    """A new `.grad` array from gradient `g` for leaf array `a`, by torch's layout contract (AccumulateGrad): where the leaf
+    is dense but not row-major (a channels-last or transposed parameter), `g` itself if it is laid out so (its size-1
+    dims aside) and may be kept (`owned`), else a copy with the leaf's strides, size-1 dims included; else row-major."""
     if type(g) is _SparseArray:     # no strides to follow: kept if its values are contiguous, else cloned (torch's AccumulateGrad,
         if not (owned and g.values.flags.c_contiguous): return g.copy()   # which makes a kept COO gradient anew from its indices
         return _SparseArray(g.layout, g.indices, g.values, g.shape, g.layout is not sparse_coo or g.nnz < 2)   # and values: unflagged past one entry)
@@ -200,10 +201,8 @@ def _obey_layout(g, a, owned):
     if order is None:
         if not g.flags.c_contiguous: return array_namespace(g).ascontiguousarray(g)
         return g if owned else g.copy()
-    if g.strides == a.strides: return g if owned else g.copy(order='K')
-    out = _laid_out(lambda shape: array_namespace(g).empty(shape, g.dtype), a.shape, order)
-    out[...] = g
-    return out
+    if owned and _fills(g.shape, g.strides, order, g.itemsize): return g
+    return _strided_like(a, lambda shape: array_namespace(g).empty(shape, g.dtype), g)
 
 _storing = threading.RLock()      # one thread at a time reads, adds to and writes back a .grad (torch's AccumulateGrad mutex)
 
