@@ -87,3 +87,24 @@ def test_samplers_draw_torchs_indices_for_a_seeded_generator(make):
         return make(lib, lib.Generator().manual_seed(42)), make(lib, lib.Generator().manual_seed(7))
     mine, theirs = both(f)
     assert mine == theirs
+
+
+@pytest.mark.parametrize('case', [
+    lambda W, w: repr(w),
+    lambda W, w: setattr(w, 'id', 3999),
+    lambda W, w: setattr(w, 'a', 3),
+    lambda W, w: delattr(w, 'seed'),
+    lambda W, w: W(id=1),
+    lambda W, w: (w == W(1, 2, 3, w.dataset), w.rng, w.worker_method),
+    lambda W, w: hash(W(1, 2, 3, (4,))) == hash(W(1, 2, 3, (4,))),
+])
+def test_worker_info_is_torchs_frozen_dataclass(case):
+    "test_dataloader's _test_worker_info_init_fn assigns to a WorkerInfo: torch 2.13 raises dataclasses.FrozenInstanceError"
+    def f(lib, dp):
+        W = lib.utils.data._utils.worker.WorkerInfo
+        return case(W, W(id=1, num_workers=2, seed=3, dataset=[5]))
+    def run(lib):
+        try: return f(lib, None)
+        except Exception as e: return type(e).__name__, str(e)
+    assert run(litnn) == run(torch)
+

@@ -5,19 +5,21 @@
 # %% auto #0
 __all__ = ['WorkerInfo', 'get_worker_info']
 
+# %% ../../../../nbs/54a_workers.ipynb #44e4178b
+from dataclasses import dataclass
+
+
 # %% ../../../../nbs/54a_workers.ipynb #5282044e
+@dataclass(frozen=True, slots=True)
 class WorkerInfo:
-    "What `get_worker_info()` returns inside a worker: `id`, `num_workers`, `seed`, `dataset` (read-only, as torch's)."
-    __initialized = False
-    def __init__(self, **kwargs):
-        for k, v in kwargs.items(): setattr(self, k, v)
-        self.__keys = tuple(kwargs.keys())
-        self.__initialized = True
-    def __setattr__(self, key, val):
-        if self.__initialized: raise RuntimeError(f"Cannot assign attributes to {self.__class__.__name__} objects")
-        return super().__setattr__(key, val)
-    def __repr__(self):
-        return f"{self.__class__.__name__}({', '.join(f'{k}={getattr(self, k)}' for k in self.__keys)})"
+    """What `get_worker_info()` returns inside a worker: `id`, `num_workers`, `seed`, `dataset` (torch's frozen dataclass:
+    assigning raises dataclasses.FrozenInstanceError; `rng` and `worker_method` are torch's fields for its thread workers)."""
+    id: int
+    num_workers: int
+    seed: int
+    dataset: object   # (torch's annotations: Dataset, and _RNG | None for rng)
+    rng: object = None
+    worker_method: str | None = "multiprocessing"
 
 _worker_info = None   # set while a worker's batch is being fetched (54_dataloader)
 
