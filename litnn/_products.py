@@ -121,10 +121,19 @@ def _shape_str(a): return 'x'.join(map(str, a.shape))
 
 from .backend import _cpp
 
+def _folds(x, y):
+    """torch's matmul `should_fold` for `x` of rank 3 or more times a vector or matrix `y`: the batch is folded into the
+    rows of mm (mv) when `y` requires grad, `x` is empty, or `x`'s leading dims lie as one (a view, no copy); else bmm."""
+    if y.requires_grad or not x._data.size: return True
+    st, sh = x.stride(), x.shape
+    return builtins.all(st[i] == st[i + 1] * sh[i + 1] for i in range(len(sh) - 2))
+
 def _kernel(fn, x, y):
-    "The CPU kernel torch runs for product `fn` (matmul: by the operands' ranks), as its messages name it."
+    "The CPU kernel torch runs for product `fn` (matmul: by the operands' ranks and `x`'s layout), as its messages name it."
     if fn != 'matmul': return fn
-    return 'dot' if x._data.ndim == y._data.ndim == 1 else 'mv' if y._data.ndim == 1 else 'mm' if y._data.ndim == 2 else 'bmm'
+    if x._data.ndim == y._data.ndim == 1: return 'dot'
+    if x._data.ndim >= 3 and y._data.ndim <= 2 and not _folds(x, y): return 'bmm'
+    return 'mv' if y._data.ndim == 1 else 'mm' if y._data.ndim == 2 else 'bmm'
 
 def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
     "PyTorch's checks for the products: ranks, one dtype (its kernel's message), no bools, one device."

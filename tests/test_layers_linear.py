@@ -7,7 +7,7 @@ import pytest
 
 import litnn
 from litnn.autograd import gradcheck, gradgradcheck
-from torch_pairs import same_error
+from torch_pairs import same_error, same_message
 
 torch = pytest.importorskip('torch')
 lnn, tnn = litnn.nn, torch.nn
@@ -120,6 +120,27 @@ def test_linear_errors_like_torch(f):
     with pytest.raises(Exception) as te: f(torch)
     with pytest.raises(te.type) as le: f(litnn)
     if 'dtype' in str(te.value) or 'cannot be multiplied' in str(te.value) or '1D' in str(te.value): assert str(le.value) == str(te.value)
+
+
+FOLD_CASES = {     # torch's matmul folds a batch into mm's rows only when no copy is needed or the matrix requires grad
+    'linear_transposed_batch': lambda lib: lib.nn.functional.linear(lib.ones(2, 6, 5, 4).transpose(-1, -2), lib.ones(4, 4)),
+    'linear_transposed_batch_bias': lambda lib: lib.nn.functional.linear(lib.ones(6, 5, 4).transpose(-1, -2), lib.ones(4, 4), lib.ones(4)),
+    'linear_transposed_weight_grad': lambda lib: lib.nn.functional.linear(lib.ones(6, 5, 4).transpose(-1, -2), lib.ones(4, 4, requires_grad=True)),
+    'linear_contiguous_batch': lambda lib: lib.nn.functional.linear(lib.ones(2, 6, 4, 5), lib.ones(4, 4)),
+    'linear_contiguous_batch_bias': lambda lib: lib.nn.functional.linear(lib.ones(2, 6, 4, 5), lib.ones(4, 4), lib.ones(4)),
+    'module_transposed_batch': lambda lib: lib.nn.Linear(4, 4)(lib.ones(6, 5, 4).transpose(-1, -2)),
+    'matmul_transposed_batch': lambda lib: lib.ones(2, 6, 5, 4).transpose(-1, -2) @ lib.ones(4, 4),
+    'matmul_permuted_batch': lambda lib: lib.ones(5, 6, 4).transpose(0, 1) @ lib.ones(3, 2),
+    'matmul_transposed_batch_vector': lambda lib: lib.ones(6, 5, 4).transpose(-1, -2) @ lib.ones(4),
+    'matmul_transposed_batch_dtype': lambda lib: lib.ones(6, 5, 4).transpose(-1, -2) @ lib.ones(5, 2, dtype=lib.float64),
+    'matmul_contiguous_batch_dtype': lambda lib: lib.ones(6, 4, 5) @ lib.ones(5, 2, dtype=lib.float64),
+    'matmul_empty_transposed_batch': lambda lib: lib.ones(0, 5, 4).transpose(-1, -2) @ lib.ones(4, 2),
+}
+
+@pytest.mark.parametrize('case', FOLD_CASES)
+def test_linear_and_matmul_messages_follow_torchs_fold_or_bmm_choice(case):
+    "torch-dct's LinearDCT (a weight that does not require grad) on a transposed batch: bmm's message, as torch's."
+    same_message(FOLD_CASES[case])
 
 
 def test_linear_gradcheck_float64():

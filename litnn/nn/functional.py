@@ -12,7 +12,7 @@ __all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0'
 import math
 from .._tensor import Tensor, _dtype_name
 from ..autograd.graph import _check_tensors
-from .._products import MmBackward0, AddmmBackward0, matmul, UnsafeViewBackward0, _plain_mm
+from .._products import MmBackward0, AddmmBackward0, matmul, UnsafeViewBackward0, _plain_mm, _folds, _mismatch
 from .. import amp   # autocast: the `_autocast` hook of the ops below
 from ..autograd.grad_mode import _Mode
 
@@ -70,6 +70,10 @@ def _linear(input, weight, bias):
     if bias is not None and x.dtype != w.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtype_name(input)} and {_dtype_name(weight)}")
     if w.ndim == 2 and x.shape[-1] != w.shape[1]:
+        # a batch that neither takes the bias path below nor folds (torch's matmul: a layout no view makes one matrix
+        # of, and a weight that does not require grad) goes to bmm, whose message counts the batch
+        if x.ndim >= 3 and not (bias is not None and x.flags.c_contiguous) and not _folds(input, weight):
+            raise RuntimeError(_mismatch('matmul', 'bmm', x, w.T))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({math.prod(x.shape[:-1])}x{x.shape[-1]} and {w.shape[1]}x{w.shape[0]})")
     if x.dtype != w.dtype: raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(input.dtype)} != {_cpp(weight.dtype)}")
     if x.dtype.kind == 'b' and w.dtype.kind == 'b' and x.size and w.size: raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
