@@ -189,6 +189,11 @@ def copy_(self:Tensor, src, non_blocking=False):
     elif not isinstance(src, Tensor): raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
     if not isinstance(non_blocking, builtins.bool):
         raise TypeError(f"copy_(): argument 'non_blocking' (position 2) must be bool, not {type(non_blocking).__name__}")
+    if src._data.ndim > self._data.ndim and 0 not in self._data.strides:     # (numpy would drop src's leading ones; torch's TensorIterator
+        # broadcasts into self's shape only, after refusing an expanded self: `_inplace`)
+        try: shape = np.broadcast_shapes(src._data.shape, self._data.shape)
+        except ValueError: shape = None       # (not broadcastable: the copy's own error)
+        if shape is not None: raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(shape)}")
     dev = self.device
     return _inplace(self, CopyBackwards.apply, src, _write=lambda xp, a, b: xp.copyto(a, B.to_device(_real_part(a, b), dev), casting='unsafe'))
 

@@ -541,6 +541,6 @@ def conv_tbc(input, weight, bias, pad=0):
 F.conv_tbc = conv_tbc      # torch.nn.functional.conv_tbc is torch.conv_tbc
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #04534813
-from ._pointwise import _wrap_out, _ALL
-_wrap_out(globals(), {'hardshrink': None}, overlap=_ALL)
+from ._pointwise import _wrap_out, _ALL, _FOUND
+_wrap_out(globals(), {'hardshrink': _FOUND}, overlap=_ALL)     # (as torch.nn.functional's: an elementwise kernel keeping its dtype)
 _wrap_out(globals(), {'threshold': None})

@@ -646,6 +646,7 @@ def gelu(input, approximate='none'):
     return GeluBackward0.apply(input, **({} if approximate == 'none' else {'approximate': approximate}))
 
 # %% ../nbs/15b_elementwise_functions.ipynb #a7c2f67b
+import inspect
 import numpy as np
 from . import fused
 from .backend import array_namespace, patch, _checked_scalar
@@ -777,7 +778,8 @@ def _rounding(name):
             if name != 'round': raise NotImplementedError(f"{name} is not supported for complex inputs")
             raise NotImplementedError(f'"{"round_cpu" if kw.get("decimals") else "round_vml_cpu"}" not implemented for \'{_LEGACY[_by_np[a.dtype].name]}\'')
         return getattr(xp, name)(a, **kw) if _by_np[a.dtype].is_floating_point else _kept_copy(a)
-    return f
+    if name == 'round': return lambda xp, a, decimals=0: f(xp, a, decimals=decimals)   # (the one that takes an option)
+    return lambda xp, a: f(xp, a)
 
 # %% ../nbs/15b_elementwise_functions.ipynb #5ae24202
 def _drelu(g, x, y):
@@ -883,7 +885,10 @@ _PLAIN_ROADS = dict(relu=_plain_relu)    # rows whose short road is written out;
 def _unary_function(name, cls, to_float):
     kernel, bool_kernel = _FLOAT_KERNELS.get(name), _BOOL_KERNELS.get(name)
     plain = _PLAIN_ROADS.get(name, _plain_apply)
+    takes = tuple(inspect.signature(cls.f).parameters)[2:]      # the options its forward takes (leaky_relu's negative_slope)
     def f(input, **options):
+        for k in options:       # (torch's parser: floor(x, dtype=...) is refused, not handed to numpy)
+            if k not in takes: raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
         if not options and type(input) is Tensor:     # the short road (12_backprop_graph): no check can fail on a float tensor
             a = input._data
             if type(a) is _ndarray and a.dtype.kind == 'f' and _Mode.quiet: return plain(cls, input)   # (`_quiet()`)
@@ -3811,7 +3816,8 @@ import functools
 from ._tensor import _dtype_name
 import numpy as np
 from .backend import _LEGACY
-from .autograd.broadcasting import _into, _can_cast, _OVERLAP_CHECKED, _out_grad_check
+from .autograd.broadcasting import _into, _can_cast, _OVERLAP_CHECKED, _out_grad_check, _cast_refused, _OUT_NO_AUTOGRAD, _OUT_NOT_DIFFERENTIABLE
+from .autograd.engine import _no_derivative
 from .autograd.grad_mode import no_grad as _no_grad
 from .autograd.grad_mode import _Mode
 
@@ -3838,12 +3844,29 @@ def _check_out(fn, rule, dtype, o):
 # What torch does before it computes, by function: the dtype it knows the result has; the name its autograd check
 # gives (that of the kernel doing the work); the kernels that compute in out's dtype and have no version for some.
 _OUT_DTYPE = {'argmax': 'int64', 'argmin': 'int64', 'nonzero': 'int64', 'all': 'bool', 'any': 'bool', 'isin': 'bool', 'hash_tensor': 'uint64'}
-_OUT_FN = {'multi_dot': 'mm', 'nanmean': 'nansum', 'norm': 'linalg_vector_norm', 'msort': 'sort', 'outer': 'mul', 'kron': 'mul', 'cross': 'linalg_cross', 'diff': 'sub'}
+_OUT_FN = {'multi_dot': 'mm', 'chain_matmul': 'mm', 'nanmean': 'nansum', 'norm': 'linalg_vector_norm', 'msort': 'sort', 'outer': 'mul', 'kron': 'mul', 'cross': 'linalg_cross', 'diff': 'sub'}
 _OUT_KERNEL = {'nansum': ('nansum_cpu', lambda o, x: x.is_floating_point() and not (o.is_floating_point() or o.is_complex())),
-               'nanmean': ('nansum_cpu', lambda o, x: not (o.is_floating_point() or o.is_complex())),
+               'nanmean': ('nansum_cpu', lambda o, x: not o.is_floating_point()),     # (it sums in out's dtype: no complex nansum)
                'cumsum': ('cumsum_out_cpu', lambda o, x: o.dtype.name == 'bool'), 'cumprod': ('cumprod_out_cpu', lambda o, x: o.dtype.name == 'bool')}
 _OUT_DIFFERENTIABLE = {'inner', 'softmax', 'log_softmax', 'linalg.norm', 'linalg.matrix_norm', 'linalg.matrix_rank', 'linalg.cond',
-                       'linalg.tensorinv'}      # composite in torch: out= records the copy (CopyBackwards)
+                       'linalg.tensorinv', 'chain_matmul', 'tensordot', 'quantile', 'nanquantile', 'nuclear_norm', 'slice_scatter',
+                       'ndtr', 'linalg.eigvals'}      # composite in torch: out= records the copy (CopyBackwards)
+# torch's out= kernels of functions with no derivative and a bool, integer or constant result record nothing, whatever requires grad
+_OUT_NO_AUTOGRAD.update(('all', 'any', 'isin', 'isposinf', 'isneginf', 'signbit', 'hash_tensor', 'airy_ai', 'bessel_j0', 'bessel_j1',
+    'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1', 'modified_bessel_k0', 'modified_bessel_k1',
+    'scaled_modified_bessel_k0', 'scaled_modified_bessel_k1', 'spherical_bessel_j0', 'hermite_polynomial_h', 'hermite_polynomial_he',
+    'laguerre_polynomial_l', 'legendre_polynomial_p', *(p + 'chebyshev_polynomial_' + k for p in ('', 'shifted_') for k in 'tuvw')))
+# ... and those whose out= kernel has no derivative of its own (the copies of views, conj_physical, histogram) check out
+# alone, under their aten:: name, then mark out as requiring grad through a node whose backward raises (torch's NotImplemented)
+_OUT_NOT_DIFFERENTIABLE.update(('alias_copy', 'detach_copy', 'diagonal_copy', 'diag', 'select_copy', 'slice_copy', 'squeeze_copy',
+                                't_copy', 'transpose_copy', 'unsqueeze_copy', 'conj_physical', 'histogram'))
+
+def _out_not_implemented(fn, outs, inputs):
+    "Each floating tensor of `outs` (written by out=) requiring grad through torch's NotImplemented node where an input requires grad."
+    if not (_Mode.grad and fn in _OUT_NOT_DIFFERENTIABLE and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)): return
+    for o in outs:
+        r = _no_derivative(o.detach().clone(), inputs, (RuntimeError, f'derivative for aten::{fn} is not implemented'))
+        if r._requires_grad: o.copy_(r)
 
 def _predicted(fn, rule, args, kwargs):
     "The result's dtype a structured kernel of torch knows before it computes (and checks out's against first): an array dtype, or None."
@@ -3852,7 +3875,7 @@ def _predicted(fn, rule, args, kwargs):
     if fn in _OUT_DTYPE:      # (argmax and argmin first refuse an empty or a bool input)
         return None if fn in ('argmax', 'argmin') and (not x.numel() or x.dtype.name == 'bool') else np.dtype(_OUT_DTYPE[fn])
     if fn in _RANKS and any(n is not None and (not isinstance(a, Tensor) or a.dim() != n) for n, a in zip(_RANKS[fn], args)): return None   # its rank errors come first
-    if isinstance(rule, str) and not isinstance(rule, _Cast) and fn not in ('where', 'norm', 'vector_norm', 'matrix_norm', 'svdvals', 'eigvalsh', 'float_power', 'searchsorted', 'bucketize'): return x._data.dtype    # (real results of complex inputs)
+    if isinstance(rule, str) and not isinstance(rule, _Cast) and fn not in ('where', 'norm', 'vector_norm', 'matrix_norm', 'frobenius_norm', 'nuclear_norm', 'svdvals', 'eigvalsh', 'float_power', 'searchsorted', 'bucketize'): return x._data.dtype    # (real results of complex inputs)
     return None
 
 _RANKS = {'mm': (2, 2), 'bmm': (3, 3), 'mv': (2, 1), 'dot': (1, 1), 'vdot': (1, 1), 'addmm': (None, 2, 2), 'addmv': (None, 2, 1), 'baddbmm': (None, 3, 3), 'addbmm': (None, 3, 3)}
@@ -3875,7 +3898,10 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
         _out_grad_check(grad_fn, out, args)
         r = f(*args, **kwargs)
         for ru, ri, o in (reversed if fn in ('median', 'nanmedian') else iter)(list(zip(rule, r, out))): _check_out(fn, ru, ri._data.dtype, o)
+        for ri, o in zip(r, out):        # every cast refused before the first part is written
+            if ri._data.dtype != o._data.dtype and not _can_cast(ri._data.dtype, o._data.dtype): raise _cast_refused(ri._data.dtype, o._data.dtype)
         for ri, o in zip(r, out): _into(fn, o, args, lambda ri=ri: ri)      # (args: kthvalue's out must not overlap its input)
+        _out_not_implemented(grad_fn, out, args)
         T = type(r)              # torch's out= overloads return their own named tuple: return_types.max_out, linalg_qr_out...
         if T.__module__ == 'litnn.return_types':
             from litnn.return_types import _new_return_type
@@ -3885,7 +3911,9 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
     if kwargs.get('dtype') is not None: rule = _SAME                             # an explicit dtype= is what out must hold
     elif dtype_from_out: kwargs = {**kwargs, 'dtype': out.dtype}
     if (dt := _predicted(fn, rule, args, kwargs)) is not None: _check_out(fn, rule, dt, out)
-    if ('linalg.' + fn if f.__module__.startswith('litnn.linalg') else fn) in _OUT_DIFFERENTIABLE and _Mode.grad and any(t._requires_grad for t in args if isinstance(t, Tensor)):
+    composite = ('linalg.' + fn if f.__module__.startswith('litnn.linalg') else fn) in _OUT_DIFFERENTIABLE and not (fn == 'chain_matmul' and len(args) > 1)   # (chain_matmul of one matrix is a copy; of more, mm's out=)
+    if composite and _Mode.grad and any(t._requires_grad for t in (*args, out) if isinstance(t, Tensor)):
+        if out._requires_grad and out.grad_fn is None: raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")   # (the copy's check)
         r = f(*args, **kwargs)
         _check_out(fn, rule, r._data.dtype, out)
         with _no_grad(): _into(fn, out, (), lambda: r.detach())                  # torch's resize (and warning), then the recorded copy
@@ -3898,7 +3926,9 @@ def _write_out(f, rule, out, args, kwargs, dtype_from_out=False):
         r = f(*args, **kwargs)
         _check_out(fn, rule, r._data.dtype, out)
         return r
-    return _into(fn, out, args, compute)
+    _into(fn, out, args, compute)
+    _out_not_implemented(grad_fn, (out,), args)
+    return out
 
 def _with_out(f, rule=None, dtype_from_out=False):
     """The function `f` with torch's `out=`: its result written into `out` by `_write_out` (and `_into`); called
@@ -3952,7 +3982,8 @@ def _heaviside_out(args, out):
     return "heaviside is not yet implemented for tensors with different dtypes."
 
 # the kernels that refuse an out of another dtype (torch's messages); the others write what torch's casting rule allows
-_OUT_RULES = {'conj_physical': _FOUND, 'nan_to_num': "nan_to_num: dtype of out: {O} should be same as input: {R}",
+_OUT_RULES = {'conj_physical': _FOUND, 'lerp': lambda args, kwargs, out: _FOUND if isinstance(kwargs.get('weight', args[2] if len(args) > 2 else None), Tensor) else None,
+              'nan_to_num': "nan_to_num: dtype of out: {O} should be same as input: {R}",
               'heaviside': lambda args, kwargs, out: _heaviside_out(args, out),
               'float_power': "the output given to float_power has dtype {O} but the operation's result requires dtype {R}"}
 def _abs_out(args, kwargs, out):

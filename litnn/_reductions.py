@@ -1156,5 +1156,5 @@ _OVERLAP_CHECKED.update(cumsum=_ALL, cumprod=_ALL, logcumsumexp=_ALL)     # (the
 
 # %% ../nbs/reference/torch/writing_into_out.ipynb #5de22503
 _wrap_out(globals(), {'renorm': _SAME}, overlap=_ALL)
-_wrap_out(globals(), {'frobenius_norm': None, 'nuclear_norm': None, 'quantile': "quantile() out tensor must be same dtype as the input tensor",
+_wrap_out(globals(), {'frobenius_norm': _SAME, 'nuclear_norm': "linalg.matrix_norm expected out tensor dtype {R} but got: {O}", 'quantile': "quantile() out tensor must be same dtype as the input tensor",
                       'nanquantile': "quantile() out tensor must be same dtype as the input tensor"})

@@ -1781,11 +1781,14 @@ def view_as_complex_copy(input):
     "A contiguous copy of `view_as_complex(input)`: float pairs (last dim 2) as complex numbers."
     return _copied(view_as_complex(input))
 
-def _copies_into(name, pieces, out, cast=False):
+def _copies_into(name, pieces, out, position, cast=False):
     """torch's out= of the copies that give several tensors: each piece written into its own tensor of `out`; then None.
     split_copy's kernel copies each piece in (`copy_`: another dtype cast, no resize); the others refuse another dtype and
     resize an out of another shape as every out= does (`_into`: torch's warning where it had elements)."""
     if out is None: return pieces
+    if not isinstance(out, (tuple, list)): raise TypeError(f"{name.split('_copy')[0]}_copy(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    for i, o in enumerate(out):       # (torch's parser: all of them before anything is written; `position`: out's among the arguments)
+        if not isinstance(o, Tensor): raise TypeError(f"expected Tensor as element {i} in argument {position}, but got {type(o).__name__}")
     if len(out) != len(pieces): raise RuntimeError(f"{name} expected an out= argument of size {len(pieces)}, got size {len(out)}")
     for o, p in zip(out, pieces):
         if cast: o.copy_(p)
@@ -1793,7 +1796,7 @@ def _copies_into(name, pieces, out, cast=False):
 
 def unbind_copy(input, dim=0, *, out=None):
     "Contiguous copies of the slices `input.unbind(dim)`."
-    return _copies_into('unbind_copy_int_out', _copied(input.unbind(dim)), out)
+    return _copies_into('unbind_copy_int_out', _copied(input.unbind(dim)), out, 2)
 
 def unfold_copy(input, dimension, size, step):
     "A contiguous copy of `input.unfold(dimension, size, step)`."
@@ -1801,12 +1804,12 @@ def unfold_copy(input, dimension, size, step):
 
 def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
     "Contiguous copies of the pieces `input.split_with_sizes(split_sizes, dim)`."
-    return _copies_into('split_with_sizes_copy_out', _copied(input.split_with_sizes(split_sizes, dim)), out)
+    return _copies_into('split_with_sizes_copy_out', _copied(input.split_with_sizes(split_sizes, dim)), out, 3)
 
 def split_copy(input, split_size, dim=0, *, out=None):
     "Contiguous copies of the pieces `input.split(split_size, dim)` (an int size: a list of sizes is split_with_sizes_copy)."
     if not isinstance(split_size, (builtins.int, np.integer)): raise TypeError(f"split_copy(): argument 'split_size' (position 2) must be int, not {type(split_size).__name__}")
-    return _copies_into('split_copy_Tensor_out()', _copied(input.split(split_size, dim)), out, cast=True)
+    return _copies_into('split_copy_Tensor_out()', _copied(input.split(split_size, dim)), out, 3, cast=True)
 
 # %% ../nbs/reference/torch/view_copies.ipynb #048a8b2d
 class AliasBackward0_copy(_ViewCopy):

@@ -615,6 +615,8 @@ def _unique_dim_with_nan(a, d):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     "The distinct values (or slices along `dim`), sorted; optionally the inverse indices and the counts."
     from litnn.autograd.grad_mode import _Mode
+    from litnn.autograd.graph import _check_tensors
+    _check_tensors('_unique2' if dim is None else 'unique_dim', {'input': input})     # (torch's parser, of the C++ function torch hands it to)
     if _Mode.batched is not None: _Mode.batched.dynamic('_unique2' if dim is None else 'unique_dim', input)   # (33a_vmap)
     for name, v in (('sorted', sorted), ('return_inverse', return_inverse), ('return_counts', return_counts)):
         _bool_arg('_unique2' if dim is None else 'unique_dim', name, v)     # (the C++ functions torch hands them to)
@@ -636,6 +638,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     "`input` with runs of equal consecutive values (or slices along `dim`) merged into one."
+    from litnn.autograd.graph import _check_tensors
+    _check_tensors('unique_consecutive', {'input': input})
     if input.is_complex(): raise NotImplementedError(f'"unique" not implemented for \'{_dtype_name(input)}\'')
     a = input._data
     xp = array_namespace(a)

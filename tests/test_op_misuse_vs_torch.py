@@ -1763,3 +1763,124 @@ def test_store_add_takes_an_int_as_torch():
         s = L.distributed.HashStore()
         with pytest.raises(TypeError, match='add\\(\\): incompatible function arguments'): s.add('k', 'x')
         assert s.add('k', True) == 1 and s.add('k', np.int64(2)) == 3
+
+# --- op-misuse-11: out= under autograd, multi-output out=, copy_ broadcasting, the parser's keywords
+def _rg(L, shape=(2, 3)): return (L.arange(6, dtype=L.float32).reshape(shape) / 7 + 0.1).requires_grad_()
+def _out_state(call):
+    "What `call(L, out)` leaves: out's requires_grad and values, or the error (type, message) and out's values untouched."
+    def case(L):
+        out = L.zeros(4)
+        try: call(L, out); r = ('ok', out.requires_grad)
+        except Exception as e: r = (type(e).__name__, str(e).replace('litnn', 'torch'))
+        return r, out.detach().tolist() == [0.] * 4 if r[0] != 'ok' else tuple(out.shape)
+    return case
+OUT_AUTOGRAD_11 = {     # functions without a derivative write into out= whatever requires grad; the copies of views mark out
+    'all of an input requiring grad': lambda L, o: L.all(_rg(L), out=o.bool()),
+    'isin of an input requiring grad': lambda L, o: L.isin(_rg(L), _rg(L), out=o.bool()),
+    'signbit of an input requiring grad': lambda L, o: L.signbit(_rg(L), out=o.bool()),
+    'special.bessel_j0 of an input requiring grad': lambda L, o: L.special.bessel_j0(_rg(L), out=o),
+    'special.bessel_j0 into an out requiring grad': lambda L, o: L.special.bessel_j0(_rg(L).detach(), out=o.requires_grad_()),
+    'special.chebyshev_polynomial_t into an out requiring grad': lambda L, o: L.special.chebyshev_polynomial_t(_rg(L).detach(), 2, out=o.requires_grad_()),
+    'alias_copy of an input requiring grad': lambda L, o: L.alias_copy(_rg(L), out=o),
+    'alias_copy into an out requiring grad': lambda L, o: L.alias_copy(_rg(L).detach(), out=o.requires_grad_()),
+    'transpose_copy of an input requiring grad': lambda L, o: L.transpose_copy(_rg(L), 0, 1, out=o),
+    'conj_physical into an out requiring grad': lambda L, o: L.conj_physical(_rg(L).detach(), out=o.requires_grad_()),
+    'floor_divide of an input requiring grad': lambda L, o: L.floor_divide(_rg(L), 2., out=o),
+    'chain_matmul of an input requiring grad': lambda L, o: L.chain_matmul(_rg(L), out=o),
+    'chain_matmul into an out requiring grad': lambda L, o: L.chain_matmul(_rg(L).detach(), out=o.requires_grad_()),
+    'chain_matmul of two matrices, one requiring grad (mm)': lambda L, o: L.chain_matmul(_rg(L), _rg(L).mT.detach(), out=o),
+    'tensordot of an input requiring grad': lambda L, o: L.tensordot(_rg(L), _rg(L), out=o),
+    'quantile into an out requiring grad': lambda L, o: L.quantile(_rg(L), 0.5, out=o.requires_grad_()),
+    'special.ndtr of an input requiring grad': lambda L, o: L.special.ndtr(_rg(L), out=o),
+    'fft.ifft of a real input requiring grad (conj_physical out=)': lambda L, o: L.fft.ifft(_rg(L), out=o.to(L.complex64)),
+    'fft.ihfft of a real input into an out requiring grad': lambda L, o: L.fft.ihfft(_rg(L).detach(), out=o.to(L.complex64).requires_grad_()),
+    'linalg.eigvals of an input requiring grad': lambda L, o: L.linalg.eigvals(_rg(L, (3, 2))[:2] @ _rg(L, (2, 3))[:, :2], out=o.to(L.complex64)),
+}
+
+@pytest.mark.parametrize('name', list(OUT_AUTOGRAD_11))
+def test_out_under_autograd_11_as_torch(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        t, l = _out_state(OUT_AUTOGRAD_11[name])(torch), _out_state(OUT_AUTOGRAD_11[name])(litnn)
+    assert l[0] == t[0]
+    assert l[1] is True if l[0][0] != 'ok' else l[1] == t[1]    # a refused call leaves out as it was (torch's chain_matmul resizes it first)
+
+def test_composite_out_records_the_copy_as_torch():
+    "tensordot and chain_matmul of one matrix are composites in torch: out= records a copy, and the gradient flows through out."
+    for f in (lambda L, x, o: L.tensordot(x, x, out=o), lambda L, x, o: L.chain_matmul(x, out=o)):
+        g = []
+        for L in (torch, litnn):
+            x = _rg(L); o = L.zeros(0)
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore'); f(L, x, o)
+            (o * o).sum().backward()
+            g.append(x.grad.tolist())
+        np.testing.assert_allclose(g[1], g[0], rtol=1e-5)
+
+MULTI_OUT_11 = {
+    'geqrf with an int32 tau': lambda L: L.geqrf(_grid(L), out=(L.zeros(2, 3), L.zeros(2, dtype=L.int32))),
+    'linalg.lstsq with int32 singular values': lambda L: L.linalg.lstsq(_grid(L), _grid(L), out=(L.zeros(3, 3), L.zeros(0), L.zeros(0, dtype=L.int64), L.zeros(0, dtype=L.int32))),
+    'unbind_copy with None in out': lambda L: L.unbind_copy(_grid(L), out=(L.zeros(3), None)),
+    'split_copy into one tensor': lambda L: L.split_copy(_grid(L), 1, out=L.zeros(3)),
+    'unbind_copy into one tensor': lambda L: L.unbind_copy(_grid(L), out=L.zeros(3)),
+}
+
+@pytest.mark.parametrize('name', list(MULTI_OUT_11))
+def test_multi_output_out_misuse_11_as_torch(name):
+    "The exception type, and every tensor of out unchanged (torch checks them all before it writes the first)."
+    res = []
+    for L in (torch, litnn):
+        outs = []
+        real = L.zeros
+        def zeros(*a, **k):
+            t = real(*a, **k); outs.append(t); return t
+        L2 = type('L', (), {k: getattr(L, k) for k in ('geqrf', 'linalg', 'unbind_copy', 'split_copy', 'float32', 'int32', 'int64', 'arange')})
+        L2.zeros = staticmethod(zeros)
+        try: MULTI_OUT_11[name](L2); r = 'ok'
+        except Exception as e: r = type(e).__name__
+        res.append((r, [o.tolist() for o in outs]))
+    assert res[1] == res[0]
+
+MISUSE_11 = {
+    'copy_ from a tensor with more (leading one) dims': lambda L: L.ones(3).copy_(L.ones(1, 3)),
+    'copy_ into a 0-d tensor from a 1-element 1-d one': lambda L: L.ones(()).copy_(L.ones(1)),
+    'copy_ from more dims that do not broadcast': lambda L: L.ones(3).copy_(L.ones(1, 4)),
+    'copy_ of fewer dims still broadcasts': lambda L: L.zeros(2, 3).copy_(L.arange(3.)),
+    'floor with dtype=': lambda L: L.floor(_grid(L), dtype=L.float64),
+    'ceil with dtype=': lambda L: L.ceil(_grid(L), dtype=L.float32),
+    'trunc with decimals=': lambda L: L.trunc(_grid(L), decimals=1),
+    'round with decimals= still taken': lambda L: L.round(_grid(L) / 3, decimals=1),
+    'exp with dtype=': lambda L: L.exp(_grid(L), dtype=L.float64),
+    'unique of None': lambda L: L.unique(None),
+    'unique of an int': lambda L: L.unique(3),
+    'unique with dim of a str': lambda L: L.unique('a', dim=0),
+    'unique_consecutive of a list': lambda L: L.unique_consecutive([1, 1, 2]),
+    'torch.hardshrink into a float64 out': lambda L: L.hardshrink(_grid(L), out=L.zeros(2, 3, dtype=L.float64)),
+    'lerp of a tensor weight into a float64 out': lambda L: L.lerp(_grid(L), _grid(L), _grid(L), out=L.zeros(2, 3, dtype=L.float64)),
+    'lerp of a number weight into a float64 out (cast)': lambda L: L.lerp(_grid(L), _grid(L) * 2, 0.5, out=L.zeros(2, 3, dtype=L.float64)),
+    'frobenius_norm into a float64 out': lambda L: L.frobenius_norm(_grid(L), 1, out=L.zeros(2, dtype=L.float64)),
+    'nuclear_norm into a float64 out': lambda L: L.nuclear_norm(_grid(L), out=L.zeros((), dtype=L.float64)),
+    'nanmean into a complex out': lambda L: L.nanmean(_grid(L), out=L.zeros((), dtype=L.complex64)),
+    'nanmean into a float64 out': lambda L: L.nanmean(_grid(L), out=L.zeros((), dtype=L.float64)),
+    'cross into its own first input': lambda L: (lambda a: (L.cross(a, L.ones(2, 3), dim=1, out=a), a)[1])(_grid(L)),
+    'linalg.cross into its second input': lambda L: (lambda b: (L.linalg.cross(_grid(L), b, out=b), b)[1])(L.ones(2, 3)),
+    'linalg.cross into an expanded out': lambda L: L.linalg.cross(_grid(L), L.ones(2, 3), out=L.zeros(1).expand(2, 3)),
+}
+
+@pytest.mark.parametrize('name', list(MISUSE_11))
+def test_misuse_11_as_torch(name): _same(MISUSE_11[name])
+
+def test_set_materialize_grads_takes_a_bool_as_torch():
+    "ctx.set_materialize_grads('no') is torch's TypeError in forward (its binding takes a Python bool only)."
+    res = []
+    for L in (torch, litnn):
+        class F(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, v): ctx.set_materialize_grads(v); return x * 2
+            @staticmethod
+            def backward(ctx, g, *_): return g * 2, None
+        x = L.ones(2, requires_grad=True)
+        with pytest.raises(TypeError, match='set_materialize_grads received an invalid combination of arguments'): F.apply(x, 'no')
+        F.apply(x, False).sum().backward()
+        res.append(x.grad.tolist())
+    assert res[1] == res[0]

@@ -199,7 +199,7 @@ def _cast_refused(src, dst):
     return RuntimeError(f"result type {_LEGACY[_by_np[src].name]} can't be cast to the desired output type {_LEGACY[_by_np[dst].name]}")
 
 # %% ../../nbs/12a_promotion_and_broadcasting.ipynb #56258b5c
-_NO_OVERLAP = {'cat', 'stack', 'gather', 'take', 'index_select', 'masked_select', 'kthvalue'}    # torch's kernels that check out= against their inputs
+_NO_OVERLAP = {'cat', 'stack', 'gather', 'take', 'index_select', 'masked_select', 'kthvalue', 'cross'}    # torch's kernels that check out= against their inputs
 _NO_SELF_OVERLAP = _NO_OVERLAP | {'bernoulli', 'arange', 'linspace', 'logspace', 'range'}       # ... and those that check it against itself only (an expanded out)
 _FILLS = {'zeros', 'ones', 'full', 'empty', 'eye'}    # torch's factories that only fill out (zero_/fill_): no internal-overlap check; every other out= kernel (TensorIterator's) has one
 # torch's TensorIterator kernels (elementwise ops, scans, sort) refuse an out that shares part of an input's memory

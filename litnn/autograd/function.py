@@ -41,7 +41,10 @@ class FunctionCtx(Node):
     # non-data descriptor lets the instance's attribute win, and reads as missing until it is set.
     @functools.cached_property
     def result(self): raise AttributeError(f"'{type(self).__name__}' object has no attribute 'result'")
-    def set_materialize_grads(self, value): self.materialize_grads = value
+    def set_materialize_grads(self, value):
+        if value is not True and value is not False:    # (torch's binding takes a Python bool only; its message, as it prints it)
+            raise TypeError("set_materialize_grads received an invalid combination of arguments - got (), but expected (bool)")
+        self.materialize_grads = value
     def mark_dirty(self, *tensors):
         _only_tensors(tensors, 'mark_dirty can only accept variables, but argument ')   # (torch's words, cut short where its format fails)
         self._dirty = tensors

@@ -195,7 +195,10 @@ def _one(fname, input, n, dim, out, compute, real=False):
     if fname in ('ifft', 'ihfft') and not input.dtype.is_complex and isinstance(out, Tensor):
         r = compute(_dim(input, dim))     # torch's inverse r2c writes through conj_physical's out=, which keeps the dtype
         if r.dtype != out.dtype: raise RuntimeError(f"Found dtype {_dtype_name(out)} but expected {_dtype_name(r)}")
-        return _into(fname, out, (input,), lambda: r)
+        from .._pointwise import _out_not_implemented     # (reference/torch/writing_into_out)
+        _into('conj_physical', out, (input,), lambda: r.detach())    # (its autograd rule too: out checked alone, then marked)
+        _out_not_implemented('conj_physical', (out,), (input,))
+        return out
     return _into(fname, out, (input,), lambda: _one(fname, input, n, dim, None, compute))
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
