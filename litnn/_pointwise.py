@@ -174,6 +174,7 @@ _all_ = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logic
 # %% ../nbs/15_elementwise_ops.ipynb #23bb84b6
 class WhereBackward0(Op):
     _inputs = 2        # x and y; the condition comes last, an argument (torch's node has two inputs)
+    _wraps_numbers = True   # (a number x or y still has its edge, to nothing, as torch's)
     _operands = (2, 0, 1)   # torch's TensorIterator broadcasts the condition first, then x and y (its error names them in that order)
     @staticmethod
     def forward(ctx, x, y, cond):

@@ -94,3 +94,35 @@ def test_group_norm_node_has_torchs_edges_without_affine():
     assert shape_of(lo.grad_fn) == shape_of(to.grad_fn) == ('NativeGroupNormBackward0', (('AccumulateGrad', ()), None, None))
     to.sum().backward(); lo.sum().backward()
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+A = rng.standard_normal((3, 4))
+NUMBER_ARGS = {     # ops whose trailing arguments are numbers or options: torch's node has an edge per tensor argument only
+    'add number': lambda m, x: x + 2.5, 'sub number': lambda m, x: x - 2.5, 'mul number': lambda m, x: x * 2.5,
+    'div number': lambda m, x: x / 2.5, 'pow number': lambda m, x: x ** 2, 'remainder': lambda m, x: m.remainder(x, 1.5),
+    'fmod': lambda m, x: m.fmod(x, 1.5), 'clamp': lambda m, x: x.clamp(-0.5, 0.5), 'masked_fill': lambda m, x: x.masked_fill(x > 0, 1.0),
+    'scatter_ value': lambda m, x: (x * 1).scatter_(1, m.tensor([[0], [1], [2]]), 2.0), 'leaky_relu': lambda m, x: m.nn.functional.leaky_relu(x, 0.2),
+    'softmax dim': lambda m, x: x.softmax(1), 'cumsum dim': lambda m, x: x.cumsum(1), 'sum dim': lambda m, x: x.sum(1),
+}
+
+@pytest.mark.parametrize('name', list(NUMBER_ARGS))
+def test_number_arguments_get_no_edge_as_torch(name):
+    (tx,), (lx,) = both(A)
+    to, lo = NUMBER_ARGS[name](torch, tx), NUMBER_ARGS[name](litnn, lx)
+    assert len(lo.grad_fn.next_functions) == len(to.grad_fn.next_functions)
+    assert shape_of(lo.grad_fn) == shape_of(to.grad_fn)
+    logs = []
+    for o in (to, lo):
+        log = []
+        o.grad_fn.register_prehook(lambda go, log=log: log.append(('pre', [None if g is None else tuple(g.shape) for g in go])))
+        o.grad_fn.register_hook(lambda gi, go, log=log: log.append(('post', [None if g is None else tuple(g.shape) for g in gi])))
+        o.sum().backward()
+        logs.append(log)
+    assert logs[1] == logs[0]       # the hook gets one gradient per edge
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+def test_needs_input_grad_still_answers_for_every_argument():
+    "A backward unpacks one flag per argument of its forward: a trailing number's is False."
+    lx = litnn.tensor(A, requires_grad=True)
+    fn = lx.index_fill(1, litnn.tensor([0]), 2.0).grad_fn      # (x, value): torch's IndexFillBackward0 has one edge
+    tn = torch.tensor(A, requires_grad=True).index_fill(1, torch.tensor([0]), 2.0).grad_fn
+    assert len(fn.next_functions) == len(tn.next_functions) == 1 and fn.needs_input_grad == (True, False)

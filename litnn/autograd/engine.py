@@ -353,6 +353,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                 if not plain and node._grad_reads_input: outs = _linked(node, outs)   # see _linked below
                 if prof is not None: prof.end_node(ev)
                 if node._post_hooks:
+                    outs = outs[:len(node.next_functions)]      # (a hook sees a gradient per edge: none for trailing numbers)
                     for h in list(node._post_hooks.values()):
                         for g in outs: _claim(g, claimed)
                         given = tuple(map(_as_tensor, outs))

@@ -51,6 +51,8 @@ class Node:
     _n_out = 1              # number of outputs
     _runs_without_grads = False   # does backward run when no output received a gradient? (a custom Function's does)
     _inputs = None          # an op's node: how many leading positional arguments are its graph inputs (None: all)
+    _dropped = 0            # how many trailing arguments (numbers, options) got no edge (`_plain_node`)
+    _wraps_numbers = False  # does torch's op take a number as a tensor (add, mul, div, where: an edge to nothing)?
     _operands = None        # the positions of its arguments in the order torch's TensorIterator broadcasts them, for its error (None: as given)
     _seq = 0                # creation order: the engine runs later nodes first
     _packed = False         # were the saved tensors packed by saved-tensor hooks (35a_saved_tensor_hooks)?
@@ -205,7 +207,7 @@ def unpack(self:_Packed, node):
 @patch(as_prop=True)
 def needs_input_grad(self:Node):
     "For each input, whether it needs a gradient."
-    return tuple([fn is not None for fn, _ in self.next_functions])
+    return tuple([fn is not None for fn, _ in self.next_functions]) + (False,) * self._dropped     # (trailing numbers: no edge, no gradient)
 
 def _needs(ctx, n):
     "`ctx.needs_input_grad` for `n` positional arguments: False for those past the node's `_inputs` (arguments, not inputs)."
@@ -302,6 +304,11 @@ def _plain_node(cls, inputs):
             fn = a.grad_fn
             edges.append((fn, a._output_nr) if fn is not None else (_accumulator(a), 0) if a._requires_grad else _NO_EDGE)
         else: edges.append(_NO_EDGE)
+    last = inputs[-1] if inputs else None
+    if last is not None and type(last) is not Tensor and not cls._wraps_numbers and not isinstance(last, Tensor):   # trailing numbers, options: no edges
+        n = len(edges) - 1
+        while n and inputs[n - 1] is not None and not isinstance(inputs[n - 1], Tensor): n -= 1
+        ctx._dropped, edges = len(edges) - n, edges[:n]
     ctx.next_functions = tuple(edges)
     ctx._seq = next(_counter)
     return ctx

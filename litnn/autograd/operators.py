@@ -54,6 +54,7 @@ def _scalar_tail(shape, *arrays):
 class AddBackward0(Op):
     "x + alpha * y, broadcasting: the gradient passes through, summed back to each input's shape."
     shapes, alpha, sign, op = None, 1, 1, staticmethod(operator.add)
+    _wraps_numbers = True     # (a number is torch's wrapped 0-d tensor: an edge to nothing)
     on_arrays = True
     @classmethod
     def forward(cls, ctx, x, y, alpha=1):
@@ -89,7 +90,7 @@ class SubBackward0(AddBackward0):
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #bbf6064b
 class MulBackward0(Op):
-    shapes, on_arrays = None, True
+    shapes, on_arrays, _wraps_numbers = None, True, True
     @staticmethod
     def forward(ctx, x, y):
         if ctx is not _NO_CTX:    # recording: each input's gradient needs the other input
@@ -115,7 +116,7 @@ class MulBackward0(Op):
 
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #861bee57
 class DivBackward0(Op):
-    shapes, on_arrays = None, True
+    shapes, on_arrays, _wraps_numbers = None, True, True
     @staticmethod
     def forward(ctx, x, y):
         if ctx is not _NO_CTX:    # recording: x only for y's gradient (as torch's: dividing a tensor by a constant keeps it free to change in place)
@@ -258,6 +259,7 @@ def div(input, other, *, rounding_mode=None, out=None):
 # %% ../../nbs/12b_backprop_arithmetic.ipynb #05244448
 class DivBackward2(Op):
     "Division rounded to an integer: a step function, so its gradient is zero."
+    _inputs, _wraps_numbers = 2, True       # x and y (a number too, as torch's); the rounding mode is an option
     @staticmethod
     def forward(ctx, x, y, rounding_mode):
         a, b = _array_of(x), _array_of(y)
