@@ -195,7 +195,8 @@ def copy_(self:Tensor, src, non_blocking=False):
         except ValueError: shape = None       # (not broadcastable: the copy's own error)
         if shape is not None: raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(shape)}")
     dev = self.device
-    return _inplace(self, CopyBackwards.apply, src, _write=lambda xp, a, b: xp.copyto(a, B.to_device(_real_part(a, b), dev), casting='unsafe'))
+    return _inplace(self, CopyBackwards.apply, src, _write=lambda xp, a, b: xp.copyto(a, B.to_device(_real_part(a, b), dev), casting='unsafe'),
+                    _promotes=False)
 
 def _real_part(a, b):
     """`b`, to be written into `a`: a complex one into a real (not bool) `a` is its real part, with torch's warning, once a

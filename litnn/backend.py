@@ -227,11 +227,14 @@ def promote_types(a, b):
 
 # %% ../nbs/00_backend.ipynb #a2d8924c
 def _combine(level, higher):
-    "Fold a lower-priority `level` dtype into `higher`: it only wins by a higher category."
+    """Fold a lower-priority `level` dtype into `higher` (torch's combine_categories): it only wins by a higher category;
+    over bool, or as a float over an integer, the two promote (so a 0-d uint16 tensor with a bool one is refused, as torch)."""
     if higher is None: return level
-    if level is None or _category(level) <= _category(higher): return higher
-    if level.is_complex and higher.is_floating_point: return _stored_complex(higher)   # float64 tensor * 1j: complex128
-    return level
+    if level is None or higher.is_complex: return higher
+    if level.is_complex: return _stored_complex(higher) if higher.is_floating_point else level   # float64 tensor * 1j: complex128
+    if higher.is_floating_point: return higher
+    if higher is bool or level.is_floating_point: return promote_types(higher, level)
+    return higher
 
 def result_type(dims=(), zero_dims=(), scalars=()):
     "Result dtype of an op over dtypes of dimensioned tensors, 0-d tensors and Python numbers."

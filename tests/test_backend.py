@@ -431,3 +431,39 @@ def test_preferred_linalg_library_as_torch_without_cuda():
         with pytest.raises(RuntimeError) as te: torch.backends.cuda.preferred_linalg_library(arg)
         with pytest.raises(RuntimeError) as le: litnn.backends.cuda.preferred_linalg_library(arg)
         assert str(le.value) == str(te.value)
+
+
+WIDE = ['uint16', 'uint32', 'uint64']
+
+def _dtype_or_error(f):
+    try: return name(f().dtype)
+    except Exception as e: return type(e).__name__, str(e).split('\n')[0].replace('litnn', 'torch')
+
+@pytest.mark.parametrize('op', ['add', 'mul', 'eq', 'where', 'result_type'])
+@pytest.mark.parametrize('a,b', [(x, w) for w in WIDE for x in ['bool', 'uint8', 'int8', 'int64', 'float32', 'complex64', w]])
+@pytest.mark.parametrize('dims', [(1, 0), (0, 1), (0, 0)])
+def test_wide_unsigned_with_a_zero_dim_tensor_promotes_as_torch(op, a, b, dims):
+    """test_type_promotion's grid (port-15): a 0-d tensor's dtype folds into a dimensioned one by torch's combine_categories:
+    over bool (and as a float over an integer) the two promote, so bool with a 0-d uint16 is refused as promote_types refuses it."""
+    def f(lib):
+        x, y = (lib.ones([2] if d else [], dtype=getattr(lib, n)) for n, d in zip((a, b), dims))
+        if op == 'where': return lib.where(lib.tensor([True, False]), x, y)
+        if op == 'result_type': return lib.empty(0, dtype=lib.result_type(x, y))
+        return getattr(lib, op)(x, y)
+    mine, theirs = _dtype_or_error(lambda: f(litnn)), _dtype_or_error(lambda: f(torch))
+    if 'NotImplementedError' in str(theirs): pytest.skip("torch's CPU kernels lack this unsigned type (litnn computes it)")
+    assert mine == theirs
+
+@pytest.mark.parametrize('op', ['add_', 'mul_', 'div_', 'bitwise_or_', 'copy_'])
+@pytest.mark.parametrize('a,b', [(x, w) for w in WIDE for x in ['uint8', 'int8', 'int32', 'float32', 'complex64']]
+                         + [(w, x) for w in WIDE for x in ['uint8', 'int64', 'float64']])
+@pytest.mark.parametrize('zero_dim', [False, True])
+def test_in_place_ops_refuse_a_promotion_torch_refuses(op, a, b, zero_dim):
+    "uint8.add_(uint16 tensor): torch's common dtype comes first and is refused; the fast in-place write narrowed it away (copy_ converts)"
+    def f(lib):
+        x = lib.ones(2, dtype=getattr(lib, a))
+        getattr(x, op)(lib.ones([] if zero_dim else [2], dtype=getattr(lib, b)))
+        return x
+    mine, theirs = _dtype_or_error(lambda: f(litnn)), _dtype_or_error(lambda: f(torch))
+    if 'NotImplementedError' in str(theirs): pytest.skip("torch's CPU kernels lack this unsigned type (litnn computes it)")
+    assert mine == theirs

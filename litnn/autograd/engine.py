@@ -11,7 +11,8 @@ from ..backend import _by_np, _type_name
 from .broadcasting import _summed_dims
 from .graph import AccumulateGrad, Node, Op, _edge, _plain_node, _FREED, _SECOND_TIME, _version, _graph_task, _task_ids, _ndarray, _counter, _fp_note, _broadcast_error, _saved_hooks, _restore_saved_hooks
 from .grad_mode import _Mode
-from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLAP, _dense, _check_partial_overlap
+from .broadcasting import _can_cast, _cast_refused, _half, _fma, _PARTIAL_OVERLAP, _dense, _check_partial_overlap, _levels
+from ..backend import result_type
 from ..backend import _writeable_alias
 from .._tensor import _dense_order, _laid_out, _strided_like, _fills, _SparseArray, _sparse_inplace_check, sparse_coo
 from .. import fused
@@ -689,14 +690,15 @@ def _in_place_variant(cls, name, refuse=None):
     cls._in_place = _in_place
     return sub
 
-def _inplace(self, op, *args, _write=None, _overlap_ok=False, _records=True, **kw):
+def _inplace(self, op, *args, _write=None, _overlap_ok=False, _records=True, _promotes=True, **kw):
     """Make `self` hold `op(self, *args, **kw)`: values in self's own memory, the op's history, a new version.
 
     `op` may also be a result tensor already computed, for operations that never save `self` (setitem).
     `_write(xp, array, *arg_arrays)`, if given, is the fast path when nothing is recorded: it writes the
     result straight into the array (a ufunc's `out=`). `_overlap_ok`: self may repeat memory (fill_ writes one value:
     torch's fill skips the overlap check). `_records=False`: torch records nothing for the op (its output is not
-    differentiable: logical_and_): self keeps its history, and so does a view's base, whose views are made again."""
+    differentiable: logical_and_): self keeps its history, and so does a view's base, whose views are made again.
+    `_promotes=False`: the op takes any dtype as it is (copy_), without torch's common dtype of self and the tensors."""
     if _Mode.trace is not None and hasattr(_Mode.trace, 'inplace'):   # a capture records (37_compile): one step of its program
         return _Mode.trace.inplace(self, op, args, _write, kw)
     if _Mode.writes is not None and _Mode.writes.inplace(self, op, args, kw): return self   # exporting: recorded (66a_onnx_tracing)
@@ -716,6 +718,9 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, _records=True, **k
         op, args, kw, _write = op(fw.carry(self, src), *args, **kw), (), {}, None
     recording = _Mode.grad and (self._requires_grad or builtins.any(isinstance(a, Tensor) and a._requires_grad for a in args)
                                 or (isinstance(op, Tensor) and op._requires_grad) or (base is not None and base._requires_grad))
+    if _write is not None and _promotes and builtins.any(isinstance(v, Tensor) and v._data.dtype != self._data.dtype for v in args):
+        result_type(*_levels(self, *args))    # torch's common dtype comes first: a promotion it refuses (uint8 with uint16) raises here,
+                                              # before the fast write below could narrow it away
     if _write is not None and not recording and not (_half(self._data) and not builtins.all(isinstance(v, Tensor) for v in args)):
         a = self._data        # (the fast path writes in the array's dtype: half precision with a number computes as the op does)
         try:
