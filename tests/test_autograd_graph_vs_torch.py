@@ -126,3 +126,16 @@ def test_needs_input_grad_still_answers_for_every_argument():
     fn = lx.index_fill(1, litnn.tensor([0]), 2.0).grad_fn      # (x, value): torch's IndexFillBackward0 has one edge
     tn = torch.tensor(A, requires_grad=True).index_fill(1, torch.tensor([0]), 2.0).grad_fn
     assert len(fn.next_functions) == len(tn.next_functions) == 1 and fn.needs_input_grad == (True, False)
+
+@pytest.mark.parametrize('name,f', [('mul float', lambda x: x * 2.5), ('div int', lambda x: x / 2), ('mul bool', lambda x: x * True),
+                                    ('mul_ float', lambda x: (x * 1).mul_(2.5)), ('div_', lambda x: (x * 1).div_(4.0))])
+def test_saved_number_of_an_arithmetic_op_is_a_wrapped_tensor_as_torch(name, f):
+    "torch wraps the number of `x * 2.5` in a 0-d tensor (of the number's own dtype): `_saved_other` reads it so."
+    (tx,), (lx,) = both(A)
+    to, lo = f(tx).grad_fn._saved_other, f(lx).grad_fn._saved_other
+    assert isinstance(lo, litnn.Tensor) and lo.shape == to.shape == ()
+    assert str(lo.dtype).split('.')[-1] == str(to.dtype).split('.')[-1] and lo.item() == to.item()
+
+def test_saved_exponent_stays_a_number_as_torch():
+    (tx,), (lx,) = both(A)
+    assert lx.pow(2).grad_fn._saved_exponent == tx.pow(2).grad_fn._saved_exponent == 2

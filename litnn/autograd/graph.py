@@ -690,7 +690,7 @@ def _saved_attribute(self, name):
         if saved is not None and field in names and (saved is _FREED or names.index(field) < len(saved)):
             i = names.index(field)
             if saved is not _FREED and not isinstance(saved[i], (Tensor, _Packed)):     # a number
-                if not raw: return saved[i]
+                if not raw: return saved[i] if saved[i] is None or not self._wraps_numbers else Tensor._make(np.asarray(saved[i]))   # (torch's wrapped 0-d tensor)
             elif raw: return SavedTensor._of(self, i)
             else: return self.saved_tensors[i]           # (freed: torch's error)
         elif not raw:
