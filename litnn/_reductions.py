@@ -105,8 +105,10 @@ def _var_std(a, fn, dim, correction, keepdim):
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', RuntimeWarning)
             return getattr(wide, fn)(axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
-    _, e = xp.frexp(xp.abs(wide).max(axis=dim, keepdims=True))     # 2**(e-1) <= max|x| < 2**e; e = 0 for 0, inf, NaN
-    dev = xp.ldexp(wide, -e)                                        # exact scaling: squares near 1
+    _, e = xp.frexp(xp.abs(a if a.dtype == np.float32 else wide).max(axis=dim, keepdims=True))   # 2**(e-1) <= max|x| < 2**e; e = 0 for 0, inf, NaN
+    if a.dtype == np.float32: wide *= xp.ldexp(1.0, -e)             # exact scaling: squares near 1 (float32's in float64:
+    else: wide = xp.ldexp(wide, -e)                                 # a power of two times it is exact, and 4x ldexp's speed)
+    dev = wide
     dev -= dev.mean(axis=dim, keepdims=True)                         # numpy's two passes, written out: CuPy's var gives NaN
     dev -= dev.mean(axis=dim, keepdims=True)                         # again: the mean's rounding, where deviations are tiny
     n = math.prod(a.shape[d] for d in dim)                           # where no degrees of freedom are left, torch (and numpy) inf

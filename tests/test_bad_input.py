@@ -454,11 +454,11 @@ def run_with_grads(out, leaves):
 NOT_YET = {
     '15_elementwise_ops gelu cells, 40_activation': {'GELU-in0': 'inf', 'gelu-in0': 'inf'},
     '42_conv': {'conv1d-in0': 'nan inf', 'conv1d-in1': 'nan inf'},
-    'reference/nn/upsampling (seen through reference/nn/pooling_indices_and_upsample upsample*): NaN positions differ': {'upsample-in0': 'nan', 'upsample_nearest-in0': 'nan', 'upsample_bilinear-in0': 'nan'},
+    'reference/nn/upsampling (seen through reference/nn/pooling_indices_and_upsample upsample*): NaN positions differ': {'upsample_bilinear-in0': 'nan'},
     'reference/nn/embedding_bag: litnn computes where torch raises RuntimeError': {'embedding_bag-in1': 'int64'},
     "22b_more_activations (torch's vectorized and scalar loops disagree at NaN; the test tensor is small enough for the scalar one), NaN positions": {'prelu-in1': 'nan'},
     "22b_more_activations (torch's vectorized and scalar loops disagree at NaN; the test tensor is small enough for the scalar one), values": {'Hardswish-in0': 'nan', 'Hardtanh-in0': 'nan', 'ReLU6-in0': 'nan', 'hardswish-in0': 'nan', 'hardtanh-in0': 'nan', 'relu6-in0': 'nan'},
-    'reference/nn/upsampling: NaN/inf positions of the result or gradient differ': {'Upsample-in0': 'nan', 'UpsamplingBilinear2d-in0': 'nan', 'UpsamplingNearest2d-in0': 'nan', 'interpolate-in0': 'nan'},
+    'reference/nn/upsampling: NaN/inf positions of the result or gradient differ': {'UpsamplingBilinear2d-in0': 'nan'},
     'reference/nn/pooling_3d: NaN/inf positions of the result or gradient differ': {'AdaptiveAvgPool3d-in0': 'nan', 'adaptive_avg_pool3d-in0': 'nan'},
     'reference/nn/loss_regression_and_margin: NaN/inf positions of the result or gradient differ': {'MultiLabelMarginLoss-in0': 'nan', 'MultiMarginLoss-in0': 'nan', 'multi_margin_loss-in0': 'nan', 'multilabel_margin_loss-in0': 'nan'},
     "reference/nn/grouped_and_scaled_mm: torch 2.13's CPU grouped_mm backward refuses sum()'s expanded gradient "

@@ -714,3 +714,65 @@ def test_the_flat_index_road_takes_empty_and_broadcast_empty_indices():
                              lib.zeros(100, 100).index_put_((j, j), lib.tensor(1.), accumulate=True).sum().item(),
                              tuple(lib.gather(lib.zeros(100, 100), 1, lib.zeros(100, 0, dtype=lib.long)).shape))
     assert out['litnn'] == out['torch'] == (0.0, (5, 0), 0.0, (100, 0))
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('mode', ['nearest', 'nearest-exact'])
+@pytest.mark.parametrize('shape, kw', [((4, 30, 40), dict(scale_factor=2)), ((4, 30, 40), dict(size=97)), ((4, 30, 40), dict(scale_factor=0.5)),
+                                       ((2, 3, 20, 30), dict(scale_factor=2)), ((2, 3, 20, 30), dict(scale_factor=(1.5, 3))),
+                                       ((2, 3, 20, 30), dict(size=(7, 61))), ((2, 4, 6, 7, 8), dict(scale_factor=2)),
+                                       ((2, 4, 6, 7, 8), dict(size=(5, 15, 9)))])
+def test_interpolate_nearest_copies_and_sums_in_torch_order(dtype, mode, shape, kw):
+    """nearest / nearest-exact: each output a copy of its sample (a gather: the 0/1 matrix products spread 0·inf = NaN along a
+    row and turned -0.0 into +0.0), each input's gradient its outputs' gradients added in row-major order from zeros (torch's
+    loop): values and gradients to the bit on inputs and gradients with NaN, infinities, -0.0 and subnormals."""
+    x = special(dtype, shape, seed=3)
+    out = []
+    for lib in (litnn, torch):
+        t = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.interpolate(t, mode=mode, **kw)
+        y.backward(lib.tensor(special(dtype, tuple(y.shape), seed=4)))
+        out.append((y, t.grad))
+    bits_equal(out[0][0], out[1][0]); bits_equal(out[0][1], out[1][1])
+    assert out[0][0].stride() == out[1][0].stride()
+
+@pytest.mark.parametrize('case', ['channels_last', 'uint8', 'create_graph', 'half'])
+def test_interpolate_nearest_layouts_dtypes_and_second_order(case):
+    "A channels-last input stays so; uint8 images are copied; a second derivative through the copy; half precision: as torch."
+    x = np.random.default_rng(6).standard_normal((2, 3, 5, 7)).astype(np.float32)
+    res = []
+    for lib in (litnn, torch):
+        if case == 'uint8':
+            res.append(lib.nn.functional.interpolate(lib.tensor((x * 40 + 100).astype(np.uint8)), scale_factor=(2, 1.5)).numpy()); continue
+        t = lib.tensor(x, dtype=lib.float16 if case == 'half' else lib.float32, requires_grad=True)
+        if case == 'channels_last': t = t.detach().to(memory_format=lib.channels_last).requires_grad_()
+        y = lib.nn.functional.interpolate(t, size=(11, 13))
+        if case == 'create_graph':
+            g, = lib.autograd.grad((y * y).sum(), t, create_graph=True)
+            (gg,) = lib.autograd.grad((g * g).sum(), t)
+            res.append((g.detach().numpy(), gg.numpy())); continue
+        y.backward(lib.ones_like(y))
+        res.append((y.detach().float().numpy(), t.grad.float().numpy(), y.stride()))
+    if case == 'uint8': assert np.array_equal(res[0], res[1])
+    elif case == 'create_graph':
+        for a, b in zip(*res): np.testing.assert_allclose(a, b, rtol=1e-6)
+    else:
+        for a, b in zip(res[0], res[1]): np.testing.assert_array_equal(a, b)
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('dim', [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize('fn', ['var', 'std'])
+@pytest.mark.parametrize('scale', [3, 1e-30, 1e30])
+def test_var_std_scaled_in_float64_close_to_torch(dtype, dim, fn, scale):
+    """var / std: each slice scaled by a power of two (float32: its float64 copy multiplied by 2^-e, exact), two passes
+    for the mean: torch's values within its tolerance, NaN where torch has NaN (inputs with NaN and infinities too)."""
+    x = special(dtype, (180, 110), seed=21, scale=scale)
+    x = np.where(np.abs(x) > 1e35, dtype(-2.5), x)         # (float32 squares past 1e38: torch's NaN, litnn's inf, as before)
+    finite = np.where(np.isfinite(x), x, dtype(1.5))
+    plain = (np.random.default_rng(22).standard_normal(x.shape) * scale).astype(dtype)
+    for v in (x, finite, plain):
+        (ly, ty), (lg, tg) = run_both(lambda lib, t: getattr(t, fn)() if dim is None else getattr(t, fn)(dim), v)
+        close_with_specials(ly, ty, 1e-5 if dtype == np.float32 else 1e-12)
+        if v is plain:     # (x - mean near the mean: each library's rounding of the mean; with ±1e30 among them it cancels)
+            tol = 1e-4 if dtype == np.float32 else 1e-10
+            b = tg[0].numpy()
+            np.testing.assert_allclose(lg[0].numpy(), b, rtol=tol, atol=tol * np.abs(b).max())

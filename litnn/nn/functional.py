@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 # %% auto #0
-__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'SmoothL1LossBackward0', 'HuberLossBackward0', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'SoftMarginLossBackward0', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'ResampleDimBackward0', 'interpolate']
+__all__ = ['linear', 'bilinear', 'EmbeddingBackward0', 'EmbeddingDenseBackward0', 'embedding', 'relu', 'LeakyReluBackward1', 'leaky_relu', 'silu', 'gelu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'EluBackward0', 'CeluBackward0', 'EluBackward1', 'CeluBackward1', 'HardtanhBackward0', 'HardsigmoidBackward0', 'HardswishBackward0', 'SoftshrinkBackward0', 'HardshrinkBackward0', 'ThresholdBackward0', 'SoftplusBackward0', 'MishBackward0', 'LogSigmoidBackward0', 'elu', 'selu', 'celu', 'hardtanh', 'relu6', 'hardsigmoid', 'hardswish', 'softshrink', 'hardshrink', 'threshold', 'softplus', 'mish', 'logsigmoid', 'softsign', 'tanhshrink', 'softmin', 'GluBackward0', 'glu', 'PreluKernelBackward0', 'prelu', 'RreluWithNoiseBackward0', 'RreluWithNoiseBackward1', 'rrelu', 'elu_', 'selu_', 'celu_', 'hardtanh_', 'rrelu_', 'threshold_', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'alpha_dropout', 'feature_alpha_dropout', 'ConvolutionBackward0', 'conv1d', 'conv2d', 'conv_transpose1d', 'conv_transpose2d', 'conv3d', 'conv_transpose3d', 'MaxPool2DWithIndicesBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'batch_norm', 'layer_norm', 'NativeGroupNormBackward0', 'group_norm', 'rms_norm', 'instance_norm', 'local_response_norm', 'normalize', 'NllLossBackward0', 'NllLoss2DBackward0', 'nll_loss', 'cross_entropy', 'ScaledDotProductAttentionBackward0', 'scaled_dot_product_attention', 'multi_head_attention_forward', 'channel_shuffle', 'native_channel_shuffle', 'one_hot', 'cosine_similarity', 'pairwise_distance', 'pdist', 'embedding_bag', 'EmbeddingBagBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'unfold', 'fold', 'GRID_SAMPLE_INTERPOLATION_MODES', 'GRID_SAMPLE_PADDING_MODES', 'reproducibility_notes', 'sparse_support_notes', 'tf32_notes', 'assert_int_or_pair', 'affine_grid', 'AffineGridGeneratorBackward0', 'grid_sample', 'ScalingType', 'SwizzleType', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'relu_', 'leaky_relu_', 'gumbel_softmax', 'CtcLossBackward0', 'ctc_loss', 'MseLossBackward0', 'mse_loss', 'l1_loss', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'linear_cross_entropy', 'SmoothL1LossBackward0', 'HuberLossBackward0', 'smooth_l1_loss', 'huber_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss', 'margin_ranking_loss', 'hinge_embedding_loss', 'SoftMarginLossBackward0', 'soft_margin_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad3DBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad3DBackward0', 'CopySlices', 'pad', 'pixel_shuffle', 'pixel_unshuffle', 'max_pool1d', 'avg_pool1d', 'adaptive_avg_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool1d', 'lp_pool2d', 'lp_pool1d', 'MaxUnpool2DBackward0', 'max_unpool2d', 'max_unpool1d', 'max_pool3d', 'AvgPool3DBackward0', 'AvgPool3DBackwardBackward0', 'avg_pool3d', 'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'fractional_max_pool2d', 'max_pool1d_with_indices', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d_with_indices', 'upsample', 'upsample_nearest', 'upsample_bilinear', 'lp_pool3d', 'max_unpool3d', 'fractional_max_pool3d_with_indices', 'fractional_max_pool3d', 'ResampleDimBackward0', 'UpsampleNearestBackward0', 'interpolate']
 
 # %% ../../nbs/29_linear.ipynb #13eee039
 import math
@@ -5545,7 +5545,7 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
 fractional_max_pool3d_with_indices = _with_indices(fractional_max_pool3d)
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #1d206c63
-import builtins, math
+import builtins, itertools, math
 import numpy as np
 from ..backend import array_namespace
 from .._tensor import _channels_last_like
@@ -5568,16 +5568,20 @@ def _source(m, n, scale, align_corners, cubic=False):
     return src if cubic else np.maximum(src, dt(0))
 
 # %% ../../nbs/reference/nn/upsampling.ipynb #81593196
+def _nearest_index(mode, m, n, s, dt=np.float64, two_d=False):
+    "For each of the m outputs of `mode` ('nearest', 'nearest-exact') along a dim of n samples, the sample it copies (nondecreasing)."
+    rows = np.arange(m)
+    scale = np.float64(_scale_of(m, n, s, False, np.float32 if two_d and mode == 'nearest' else dt))   # (the 2-d kernel's is a float)
+    if two_d and mode == 'nearest' and m in (n, 2 * n): return rows if m == n else rows >> 1
+    # the position rounded to float32 before the floor, whatever the input: torch's floorf
+    idx = np.floor(((rows if mode == 'nearest' else rows + 0.5) * scale).astype(np.float32))
+    return np.minimum(idx.astype(np.int64), n - 1)
+
 def _resample_matrix(mode, m, n, s, align_corners, dt=np.float64, two_d=False):
     """The m×n matrix of `mode` along one dimension of n samples resampled to m (`s`: the scale factor given, or None),
     its positions computed in arithmetic `dt`; `two_d`: torch's 2-d nearest kernel, with its shortcuts."""
     W, rows = np.zeros((m, n)), np.arange(m)
-    if mode in ('nearest', 'nearest-exact'):
-        scale = np.float64(_scale_of(m, n, s, False, np.float32 if two_d and mode == 'nearest' else dt))   # (the 2-d kernel's is a float)
-        if two_d and mode == 'nearest' and m in (n, 2 * n): idx = rows if m == n else rows >> 1
-        else:        # the position rounded to float32 before the floor, whatever the input: torch's floorf
-            idx = np.floor(((rows if mode == 'nearest' else rows + 0.5) * scale).astype(np.float32))
-        W[rows, np.minimum(idx.astype(int), n - 1)] = 1
+    if mode in ('nearest', 'nearest-exact'): W[rows, _nearest_index(mode, m, n, s, dt, two_d)] = 1
     elif mode == 'area':                                        # adaptive average pooling's windows
         lo, hi = (rows * n) // m, -((-(rows + 1) * n) // m)
         for r in rows: W[r, lo[r]:hi[r]] = 1 / (hi[r] - lo[r])
@@ -5641,6 +5645,35 @@ class ResampleDimBackward0(Op):
         if ctx.area: ctx.saved_tensors        # (so a second backward through it fails, as torch's does)
         if isinstance(g, Tensor): return _mm(g, Tensor._make(ctx.W), False, True)     # create_graph: a recorded product
         return _op_product(g, ctx.W, False, True)
+
+class UpsampleNearestBackward0(Op):
+    """The spatial dims (the last ones) copied from the samples `idx` (one nondecreasing index array per dim): a gather, not
+    products with 0/1 matrices (whose 0·inf spread a NaN along the row and whose sums of 0·x turn -0.0 into +0.0). Its
+    gradient is torch's loop: zeros, then each output's gradient added to its sample's in row-major order of the outputs."""
+    on_arrays = True
+    @staticmethod
+    def forward(ctx, x, idx):
+        ctx.idx, ctx.shape = idx, x._data.shape
+        a, xp, k = x._data, array_namespace(x._data), len(idx)
+        for d in reversed(range(k)): a = xp.take(a, xp.asarray(idx[d]), axis=d - k)   # (a take per dim, the last first: half the time of one ix_ gather)
+        return a
+    @staticmethod
+    def backward(ctx, g):
+        k = len(ctx.idx)
+        if isinstance(g, Tensor):             # create_graph: recorded products with the 0/1 matrices, dim by dim
+            for d, i in enumerate(ctx.idx):
+                W = np.zeros((ctx.shape[d - k], i.size), g.dtype.np); W[i, np.arange(i.size)] = 1
+                W = Tensor._make(array_namespace(g._data).asarray(W))
+                g = _mm(g.movedim(d - k, -1), W, False, True).movedim(-1, d - k)
+            return g
+        xp = array_namespace(g)
+        out = xp.zeros(ctx.shape, g.dtype)
+        ranks = [np.arange(i.size) - np.searchsorted(i, i) for i in ctx.idx]   # each output's place among its sample's copies
+        for ks in itertools.product(*(range(int(r.max()) + 1 if r.size else 0) for r in ranks)):
+            sel = [np.flatnonzero(r == q) for r, q in zip(ranks, ks)]       # (no sample twice in one step)
+            dst = xp.ix_(*(xp.asarray(i[s]) for i, s in zip(ctx.idx, sel)))
+            out[(Ellipsis,) + dst] += g[(Ellipsis,) + xp.ix_(*(xp.asarray(s) for s in sel))]
+        return out
 
 def _uint8_weights(m, n, scale, align_corners, antialias, cubic=False):
     """The float weights of torch's separable uint8 kernel for linear interpolation (UpSampleKernelAVXAntialias.h): a
@@ -5718,6 +5751,9 @@ def _resample(input, sizes, scales, mode, align_corners, antialias=False):
     if low: x = x.float()           # backward (torch's kernels accumulate in float), not rounded after each dim's product
     kind = 'cubic' if mode == 'bicubic' else 'linear' if mode in ('linear', 'bilinear', 'trilinear') else mode
     dt = np.float64 if x._data.dtype == np.float64 else np.float32    # the kernels' arithmetic (opmath): float for float32 and half
+    if kind in ('nearest', 'nearest-exact'):    # copies of samples: one gather over all the spatial dims
+        idx = [_nearest_index(kind, m, n, s, dt, len(sizes) == 2) for m, s, n in zip(sizes, scales, x.shape[2:])]
+        return _channels_last_like(UpsampleNearestBackward0.apply(x, idx=idx), input)
     for d in reversed(range(len(sizes))):       # the last dim first, as torch's kernels nest their interpolation
         m, s, n = sizes[d], scales[d], x.shape[d + 2]
         W = _antialias_matrix(kind, m, n, s, dt, align_corners) if antialias else _resample_matrix(kind, m, n, s, align_corners, dt, two_d=len(sizes) == 2)
