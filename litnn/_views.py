@@ -1086,6 +1086,8 @@ class _MemoryViews:
         "Tensor `root` has a view with a history over this memory: a write autograd does not record regenerates it (17c_inplace_on_views)."
         for r in self.roots:      # (a loop, not `any` over a generator: this runs for every view made with a history)
             if r() is root: return
+        n = len(self.roots)     # now and then, forget the dead (detached aliases made and dropped in a loop: _one_node's)
+        if n >= 16 and not n & (n - 1): self.roots[:] = [r for r in self.roots if r() is not None]
         self.roots.append(_OwnRef(root))
 
     def add(self, a):

@@ -139,3 +139,12 @@ def test_saved_number_of_an_arithmetic_op_is_a_wrapped_tensor_as_torch(name, f):
 def test_saved_exponent_stays_a_number_as_torch():
     (tx,), (lx,) = both(A)
     assert lx.pow(2).grad_fn._saved_exponent == tx.pow(2).grad_fn._saved_exponent == 2
+
+def test_one_node_aliases_do_not_pile_up_on_the_inputs_memory():
+    """Each call of a one-node composite aliases its inputs, and a view of an alias registers it with the memory (group_norm
+    reshapes its input): the dropped aliases are forgotten, not kept, one per call, by a loop over the same tensor."""
+    from litnn._tensor import _version_counter
+    from litnn._views import _memory_views
+    x = litnn.tensor(X, requires_grad=True)
+    for _ in range(300): litnn.nn.functional.group_norm(x, 3).sum().backward()
+    assert len(_memory_views(_version_counter(x)).roots) < 40
