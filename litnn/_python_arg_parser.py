@@ -2666,7 +2666,7 @@ def _overload_fast(key, method, numbers):
             i += 1
     if spread: pos += [{builtins.int}] * (32 - len(pos))     # (a list of ints given spread: `x.view(2, 3, 4)`)
     if spread: most = {k: 32 for k in most}
-    return key, builtins.tuple(builtins.frozenset(p) for p in pos), {k: builtins.frozenset(v) for k, v in kws.items()}, most
+    return key, builtins.tuple(builtins.frozenset(p) for p in pos), {k: builtins.frozenset(v) for k, v in kws.items()}, most, spread
 
 _WRAPPERS = {'litnn._python_arg_parser', 'litnn.overrides'}
 
@@ -2761,6 +2761,8 @@ def _parser_wrapper(f, method, spell, dt, at, bools, typed, numbers, fn, arity, 
             for alt in [k for k in kwargs if k in spell]:
                 if spell[alt] not in kwargs: kwargs[spell[alt]] = kwargs.pop(alt)
         if foreign and (r := _hand_over(g, args, kwargs)) is not _NOT_HANDED: return r
+        if over is not None and over[4] and len(args) - method > 1 and not kwargs and builtins.all(type(a) is int for a in args[method:]):
+            args = (*args[:method], args[method:])      # (a list of ints given spread, `x.squeeze(0, 2)`, to a function that takes one list)
         try: return f(*args, **kwargs)
         except Exception as x:    # (refused by litnn: torch's matching says whether its parser would have refused it first)
             e = _overload_refused(fn, over[0], args[1:] if method else args, kwargs, numbers) if over is not None and fast and not _from_litnn() else None
@@ -2817,6 +2819,8 @@ def _parsed(f, method=False, names=True, name=None, calls=None):
     numbers = fn in _NUMBERS_AS_TENSORS
     key = ('m' if method else 'f', name)
     over = _overload_fast(key, method, numbers) if name and not calls and key in _PARSER_SIGNATURES else None   # (torch's matching)
+    if over is not None and over[4] and builtins.any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params.values()):
+        over = over[:4] + (False,)     # (`over[4]`: the ints of a list given spread are packed for `f`, unless it takes them so itself)
     if over is not None and names:    # a signature's own name for a positional argument, given by keyword, is litnn's name
         given = [n for n, p in params.items() if p.kind is kinds[0]][method:]    # there where torch names that argument only
         sigs = [s for s in _signatures_of(key) if not s[5]]     # in its overloads (`tensor_split(x, indices=(1,))`)

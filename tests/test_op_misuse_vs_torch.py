@@ -1884,3 +1884,31 @@ def test_set_materialize_grads_takes_a_bool_as_torch():
         F.apply(x, False).sum().backward()
         res.append(x.grad.tolist())
     assert res[1] == res[0]
+
+PARSER_11 = {     # a method's list of ints given spread (torch's parser packs them), and tensors and device types checked first
+    'Tensor.squeeze of two dims given spread': lambda L: L.zeros(1, 3, 1).squeeze(0, 2),
+    'Tensor.squeeze_ of two dims given spread': lambda L: L.zeros(1, 3, 1).squeeze_(0, 2),
+    'Tensor.count_nonzero of two dims given spread': lambda L: L.eye(3).count_nonzero(0, 1),
+    'Tensor.hsplit at indices given spread': lambda L: L.arange(12.).reshape(2, 6).hsplit(1, 4),
+    'Tensor.vsplit at indices given spread': lambda L: L.arange(12.).reshape(6, 2).vsplit(1, 2, 3),
+    'Tensor.dsplit at indices given spread': lambda L: L.arange(12.).reshape(1, 2, 6).dsplit(2, 5),
+    'Tensor.squeeze with a str among the spread dims': lambda L: L.zeros(1, 3, 1).squeeze(0, 'a'),
+    'torch.squeeze of two dims given spread (functions do not)': lambda L: L.squeeze(L.zeros(1, 3, 1), 0, 2),
+    'Tensor.sum of two ints (keepdim is no dim)': lambda L: L.zeros(2, 3).sum(0, 1),
+    'Tensor.view given spread still': lambda L: L.arange(6.).view(3, 2),
+    'numel of None': lambda L: L.numel(None),
+    'get_device of a list': lambda L: L.get_device([1]),
+    'set_autocast_dtype to None': lambda L: L.set_autocast_dtype('cpu', None),
+    'set_autocast_dtype of a device': lambda L: L.set_autocast_dtype(L.device('cpu'), L.bfloat16),
+    'set_autocast_cpu_dtype to 3': lambda L: L.set_autocast_cpu_dtype(3),
+    'get_autocast_dtype of 3': lambda L: L.get_autocast_dtype(3),
+    'is_autocast_enabled of a device': lambda L: L.is_autocast_enabled(L.device('cpu')),
+    'set_autocast_enabled of 3': lambda L: L.set_autocast_enabled(3, True),
+}
+
+@pytest.mark.parametrize('name', list(PARSER_11))
+def test_parser_misuse_11_as_torch(name):
+    "The same result or exception type and message; a refused autocast setter leaves autocast's dtype as it was."
+    before = (torch.get_autocast_dtype('cpu'), litnn.get_autocast_dtype('cpu'))
+    _same(PARSER_11[name])
+    assert (torch.get_autocast_dtype('cpu'), litnn.get_autocast_dtype('cpu')) == before

@@ -7,7 +7,7 @@ __all__ = ['is_autocast_cpu_enabled', 'is_autocast_xla_enabled', 'is_autocast_ip
 
 # %% ../../nbs/55_mixed_precision.ipynb #e0177bbc
 import functools, sys, threading, types, warnings
-from ..backend import float16, bfloat16, float32, float64, device
+from ..backend import float16, bfloat16, float32, float64, device, dtype, _type_name
 from .._tensor import Tensor
 
 # %% ../../nbs/55_mixed_precision.ipynb #6dd643c6
@@ -98,19 +98,33 @@ def _autocast_device(device_type, unknown="unknown device type for autocast in g
     if unknown is None: return None
     raise RuntimeError(unknown)
 
+def _device_type_arg(fn, v):
+    "torch's parser's check of a `device_type` argument: a str (not a device)."
+    if not isinstance(v, str):
+        t = type(v)
+        raise TypeError(f"{fn}(): argument 'device_type' (position 1) must be str, not {'litnn.' if t.__module__.startswith('litnn') else ''}{t.__name__}")
+
+def _autocast_dtype_arg(d):
+    "torch's C++ setter of autocast's dtype takes a dtype (or one of Python's scalar types, which its parser reads as dtypes) only."
+    if not isinstance(d, dtype) and not any(d is t for t in (bool, int, float, complex)):
+        raise TypeError(f"set_autocast_dtype(): argument 'dtype' (position 2) must be litnn.dtype, not {_type_name(d)}")
+
 def is_autocast_enabled(device_type='cuda'):
     "Whether autocast is on for `device_type`."
+    _device_type_arg('is_autocast_enabled', device_type)
     dev = _autocast_device(device_type)
     return _state.dtype_on[dev] is not None if dev in _state.dtype_on else dev in _state.on_elsewhere
 
 def get_autocast_dtype(device_type):
     "The dtype of the innermost autocast on `device_type`, enabled or not (outside any: the default, or `set_autocast_dtype`'s)."
+    _device_type_arg('get_autocast_dtype', device_type)
     return _state.fast_dtype[_autocast_device(device_type, "unsupported scalarType")]
 
 # %% ../../nbs/55_mixed_precision.ipynb #11bde6bb
 def set_autocast_enabled(device_type, enabled=None):
     "Turn autocast on or off on `device_type` (torch's older one-argument form, `set_autocast_enabled(enabled)`, means cuda)."
     if enabled is None: device_type, enabled = 'cuda', device_type
+    _device_type_arg('set_autocast_enabled', device_type)
     if type(enabled) is not bool:
         raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position 2) must be bool, not {type(enabled).__name__}")
     dev = _autocast_device(device_type)
@@ -118,6 +132,8 @@ def set_autocast_enabled(device_type, enabled=None):
 
 def set_autocast_dtype(device_type, dtype):
     "The dtype autocast casts products to on `device_type`, whether or not it is on now (and a new region's, given none)."
+    _device_type_arg('set_autocast_dtype', device_type)
+    _autocast_dtype_arg(dtype)      # (None was stored, and autocast then cast to None)
     dev = _autocast_device(device_type, None)
     if dev is not None: _set_autocast(dev, dtype if is_autocast_enabled(dev) else None, dtype)   # (another device type: torch stores it unread)
 
@@ -143,8 +159,12 @@ get_autocast_gpu_dtype = _deprecated('get_autocast_gpu_dtype()', "get_autocast_d
 get_autocast_xla_dtype = _deprecated('get_autocast_xla_dtype()', "get_autocast_dtype('xla')", lambda: get_autocast_dtype('xla'))
 get_autocast_ipu_dtype = _deprecated('get_autocast_ipu_dtype()', "get_autocast_dtype('ipu')", lambda: get_autocast_dtype('ipu'))
 set_autocast_cpu_enabled = _deprecated('set_autocast_cpu_enabled(enabled)', "set_autocast_enabled('cpu', enabled)", lambda e: set_autocast_enabled('cpu', e))
-set_autocast_cpu_dtype = _deprecated('set_autocast_cpu_dtype(dtype)', "set_autocast_dtype('cpu', dtype)", lambda d: set_autocast_dtype('cpu', d))
-set_autocast_gpu_dtype = _deprecated('set_autocast_gpu_dtype(dtype)', "set_autocast_dtype('cuda', dtype)", lambda d: set_autocast_dtype('cuda', d))
+def _dtype_only(d):
+    "The deprecated setters' own check (torch's Python): a dtype, not one of Python's types."
+    if not isinstance(d, dtype): raise TypeError(f"dtype must be a litnn.dtype (got {type(d).__name__})")
+    return d
+set_autocast_cpu_dtype = _deprecated('set_autocast_cpu_dtype(dtype)', "set_autocast_dtype('cpu', dtype)", lambda d: set_autocast_dtype('cpu', _dtype_only(d)))
+set_autocast_gpu_dtype = _deprecated('set_autocast_gpu_dtype(dtype)', "set_autocast_dtype('cuda', dtype)", lambda d: set_autocast_dtype('cuda', _dtype_only(d)))
 
 
 # %% ../../nbs/55_mixed_precision.ipynb #db50b2af

@@ -6,11 +6,11 @@
 __all__ = ['autocast', 'custom_fwd', 'custom_bwd', 'is_autocast_available']
 
 # %% ../../nbs/55a_mixed_precision_casts.ipynb #bd57abb1
-import builtins, functools, warnings
-from ..backend import float16, bfloat16, patch, dtype, _DEVICE_TYPES, _type_name
+import functools, warnings
+from ..backend import float16, bfloat16, patch, _DEVICE_TYPES, _type_name
 from .._tensor import Tensor
 from .. import cuda
-from . import _cast, _set_autocast, _autocast_device, is_autocast_enabled, get_autocast_dtype
+from . import _cast, _set_autocast, _autocast_device, is_autocast_enabled, get_autocast_dtype, _autocast_dtype_arg
 
 # %% ../../nbs/55a_mixed_precision_casts.ipynb #73732afa
 def _check_autocast(device_type, dtype, enabled):
@@ -45,9 +45,7 @@ class autocast:
     def __enter__(self):
         if type(self._enabled) is not bool:     # torch's C++ setters check `enabled` first, then the dtype
             raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position 2) must be bool, not {_type_name(self._enabled)}")
-        d = self.fast_dtype       # torch's C++ setter takes a dtype (or Python's scalar types) only, even when disabled
-        if not isinstance(d, dtype) and not builtins.any(d is t for t in (builtins.bool, builtins.int, builtins.float, builtins.complex)):
-            raise TypeError(f"set_autocast_dtype(): argument 'dtype' (position 2) must be litnn.dtype, not {_type_name(d)}")
+        _autocast_dtype_arg(self.fast_dtype)      # torch's C++ setter takes a dtype (or Python's scalar types) only, even when disabled
         self.prev = _set_autocast(_autocast_device(self.device), self.fast_dtype if self._enabled else None, self.fast_dtype)
         return self      # fast_dtype is kept even when disabled, as torch's
 
