@@ -146,9 +146,10 @@ def _check_mat(fn, x, y, ranks=None, names=('self', 'mat2')):
             if not x._data.ndim: raise IndexError("Dimension specified as 0 but tensor has no dimensions")
             raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x._data.ndim}, {y._data.ndim}")
         raise RuntimeError(f"{fn}: {names[bad]} must be a {ranks[bad]}D tensor, but got {(x, y)[bad]._data.ndim}D")
-    k = _kernel(fn, x, y)
     a, b = x._data, y._data
     inner_differ = a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]
+    refused = inner_differ or a.dtype != b.dtype or (a.dtype == bool and a.size and b.size)
+    k = _kernel(fn, x, y) if refused else None      # the kernel (for matmul, from x's layout) only names a refusal
     if inner_differ and k != 'dot': raise RuntimeError(_mismatch(fn, k, a, b))     # sizes before dtypes (dot: after)
     if x._data.dtype != y._data.dtype:
         if k in ('mm', 'smm', 'hspmm'): raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(x.dtype)} != {_cpp(y.dtype)}")

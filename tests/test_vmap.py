@@ -663,3 +663,26 @@ def test_vmap_out_variants_and_equal_as_torch(i):
         assert isinstance(x, type(y)) and str(x) == str(y), (x, y)
     elif isinstance(y, bool): assert x is y
     else: np.testing.assert_allclose(x.numpy(), y.numpy())
+
+
+def _legacy_vmap_hessian(lib):
+    "pytorch-minimize's Hessian: the legacy private vmap of torch._vmap_internals over autograd.grad with grad_outputs rows."
+    import importlib, warnings
+    vi = importlib.import_module(lib.__name__ + '._vmap_internals')
+    x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    w = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)       # unused by f: its gradient is None
+    g, = lib.autograd.grad((x.sin() * x ** 2).sum(), x, create_graph=True)
+    hvp = lambda v: lib.autograd.grad(g, x, v, retain_graph=True)
+    both = lambda v: lib.autograd.grad(g, (x, w), v, retain_graph=True, allow_unused=True)
+    h, = vi._vmap(hvp)(lib.eye(3, dtype=lib.float64))
+    hn, none = vi._vmap(both, allow_none_pass_through=True)(lib.eye(3, dtype=lib.float64))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        hd, = vi.vmap(hvp, out_dims=1)(lib.eye(3, dtype=lib.float64))
+    return h.tolist(), hn.tolist(), none, hd.tolist(), [(c.category.__name__, str(c.message)) for c in caught]
+
+def test_legacy_vmap_internals_as_torch():
+    "torch._vmap_internals._vmap (pytorch-minimize imports it): batched autograd.grad, None passed through, vmap deprecated."
+    l, t = _legacy_vmap_hessian(litnn), _legacy_vmap_hessian(torch)
+    for a, b in zip(l[:2] + l[3:4], t[:2] + t[3:4]): np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    assert l[2] is t[2] is None and l[4] == t[4]
