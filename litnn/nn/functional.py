@@ -5671,9 +5671,17 @@ class UpsampleNearestBackward0(Op):
         ranks = [np.arange(i.size) - np.searchsorted(i, i) for i in ctx.idx]   # each output's place among its sample's copies
         for ks in itertools.product(*(range(int(r.max()) + 1 if r.size else 0) for r in ranks)):
             sel = [np.flatnonzero(r == q) for r, q in zip(ranks, ks)]       # (no sample twice in one step)
-            dst = xp.ix_(*(xp.asarray(i[s]) for i, s in zip(ctx.idx, sel)))
-            out[(Ellipsis,) + dst] += g[(Ellipsis,) + xp.ix_(*(xp.asarray(s) for s in sel))]
+            src, dst = _grid(xp, sel), _grid(xp, [i[s] for i, s in zip(ctx.idx, sel)])
+            out[dst] += g[src]
         return out
+
+def _grid(xp, idx):
+    """The index of the outer product of `idx` (increasing index arrays, one per last dim): slices where every array is a
+    regular step (an integer scale factor's copies: strided views, 4x faster than a gather), else `ix_`."""
+    d = [np.diff(i) for i in idx]
+    if all(i.size and (i.size == 1 or (s[0] > 0 and (s == s[0]).all())) for i, s in zip(idx, d)):
+        return (Ellipsis,) + tuple(slice(int(i[0]), int(i[-1]) + 1, int(s[0]) if s.size else 1) for i, s in zip(idx, d))
+    return (Ellipsis,) + xp.ix_(*(xp.asarray(i) for i in idx))
 
 def _uint8_weights(m, n, scale, align_corners, antialias, cubic=False):
     """The float weights of torch's separable uint8 kernel for linear interpolation (UpSampleKernelAVXAntialias.h): a
