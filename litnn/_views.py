@@ -225,7 +225,19 @@ class _Index(Op):
 class SelectBackward0(_Index): pass
 class SliceBackward0(_Index): pass
 class AliasBackward0(_Index): pass
-class UnsqueezeBackward0(_Index): pass
+class UnsqueezeBackward0(_Index):
+    """`x[..., None, ...]` made by `reshape` where that gives the new dim torch's stride (the next dim's extent, where
+    `None` gives 0, which a later permute would carry elsewhere) and keeps the others' strides (numpy may renumber other
+    size-1 dims); else by `None`: `_strides` reads its 0 as the stride unsqueeze gives."""
+    @staticmethod
+    def forward(ctx, x, key, index=None):
+        a, d = x._data, len(key) - 2           # (unsqueeze's key: `d` whole dims, None, Ellipsis; indexing's may be any)
+        if d < a.ndim and key[d:] == (None, Ellipsis) and key[:d] == (_ALL,) * d and hasattr(a, 'strides'):   # (a last dim: torch's stride is 1, not numpy's)
+            r = a.reshape(a.shape[:d] + (1,) + a.shape[d:])     # (inserting a size-1 dim never copies)
+            if 1 not in a.shape or r.strides[:d] + r.strides[d + 1:] == a.strides:
+                ctx.shape, ctx.key = a.shape, key
+                return r
+        return _Index.forward(ctx, x, key)
 class SqueezeBackward0(_Index): pass
 class SqueezeBackward1(_Index): pass
 class SqueezeBackward2(_Index): pass

@@ -273,3 +273,63 @@ def test_leaf_grad_strides_of_size_1_dims(name, op):
         return x.stride(), x.grad.stride(), _flags(lib, x.grad), x.grad.tolist()
     t, l = _strides_both(run)
     assert l == t
+
+
+@pytest.mark.parametrize('make', ['rm', 't', 't3'])
+@pytest.mark.parametrize('dim', [0, 1])
+@pytest.mark.parametrize('then', ['none', 'transpose', 'permute', 'exp_grad'])
+def test_unsqueeze_stride_moves_with_its_dim(make, dim, then):
+    # unsqueeze gives the new dim the stride size[d] * stride[d], a real stride that a later permute carries along and
+    # TensorIterator sorts by; numpy's `None` gives 0, which litnn read as that stride only where it stayed
+    def run(lib):
+        T = lambda *s: lib.tensor(np.random.default_rng(3).standard_normal(s))
+        x = {'rm': lambda: T(3, 4), 't': lambda: T(4, 3).t(), 't3': lambda: T(2, 4, 3).transpose(1, 2)}[make]().detach().requires_grad_()
+        y = x.unsqueeze(dim)
+        if then == 'transpose': y = y.transpose(0, 1)
+        if then == 'permute': y = y.permute(*reversed(range(y.dim())))
+        if then == 'exp_grad':
+            e = y.exp()
+            g, = lib.autograd.grad(e, x, lib.ones(e.shape, dtype=e.dtype))
+            return (y.stride(), e.stride(), g.stride()), g.tolist()
+        return (y.stride(), _flags(lib, y)), y.tolist()
+    (ts, tv), (ls, lv) = _strides_both(run)
+    assert ls == ts
+    np.testing.assert_allclose(lv, tv, rtol=1e-12)
+
+
+@pytest.mark.parametrize('make', ['t2', 'perm3', 'perm4', 'rm4', 'cl4'])
+@pytest.mark.parametrize('weighted', [False, True])
+def test_rms_norm_result_is_contiguous_unless_channels_last(make, weighted):
+    # torch's rms_norm composite ends with result.contiguous() unless the input suggests channels-last: a transposed
+    # input gives a row-major result (a CloneBackward0) and so row-major gradients
+    def run(lib):
+        T = lambda *s: lib.tensor(np.random.default_rng(5).standard_normal(s))
+        x = {'t2': lambda: T(5, 4).t(), 'perm3': lambda: T(3, 4, 5).permute(2, 0, 1), 'perm4': lambda: T(2, 3, 4, 5).permute(0, 2, 3, 1),
+             'rm4': lambda: T(2, 3, 4, 5), 'cl4': lambda: T(2, 3, 4, 5).contiguous(memory_format=lib.channels_last)}[make]().detach().requires_grad_()
+        w = lib.linspace(0.5, 1.5, x.shape[-1], dtype=x.dtype) if weighted else None
+        y = lib.nn.functional.rms_norm(x, x.shape[-1:], w)
+        g, = lib.autograd.grad(y, x, lib.ones(y.shape, dtype=y.dtype) * 0.5)
+        return (y.stride(), g.stride(), y.grad_fn.name()), (y.tolist(), g.tolist())
+    (ts, tv), (ls, lv) = _strides_both(run)
+    assert ls == ts
+    for a, b in zip(lv, tv): np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize('make', ['t2', 'cl4', 'perm3'])
+@pytest.mark.parametrize('training', [False, True])
+@pytest.mark.parametrize('cot', ['rm', 'like_input'])
+def test_rrelu_result_is_row_major(make, training, cot):
+    # torch's rrelu_with_noise writes its result (and noise) row-major whatever the input's layout; in training its
+    # gradient is row-major too, in eval it is leaky_relu_backward's (laid out as the input)
+    def run(lib):
+        T = lambda *s: lib.tensor(np.random.default_rng(7).standard_normal(s))
+        x = {'t2': lambda: T(5, 4).t(), 'cl4': lambda: T(2, 3, 4, 5).contiguous(memory_format=lib.channels_last),
+             'perm3': lambda: T(3, 4, 5).permute(2, 0, 1)}[make]().detach().requires_grad_()
+        y = lib.nn.functional.rrelu(x, 0.25, 0.25, training=training)    # (lower == upper: the same values in both)
+        c = lib.ones(y.shape, dtype=y.dtype) * 0.5
+        if cot == 'like_input': c = lib.empty_like(x).copy_(c)
+        g, = lib.autograd.grad(y, x, c)
+        return (y.stride(), g.stride(), y.grad_fn.name()), (y.tolist(), g.tolist())
+    (ts, tv), (ls, lv) = _strides_both(run)
+    assert ls == ts
+    for a, b in zip(lv, tv): np.testing.assert_allclose(a, b, rtol=1e-12)

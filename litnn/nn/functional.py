@@ -659,7 +659,8 @@ def prelu(input, weight):
 
 # %% ../../nbs/40a_activation_functions.ipynb #e0a05bcc
 class RreluWithNoiseBackward0(Op):
-    "x where x > 0, else noise * x; the noise drawn per element (training) or (lower+upper)/2."
+    """x where x > 0, else noise * x; the noise drawn per element (training) or (lower+upper)/2. torch's kernel writes
+    the result (and the noise) row-major, whatever the input's layout, and in training the gradient too."""
     _grad_reads_input = True   # torch's gradient is an operator that reads the input: connected to it under create_graph (13_backprop_engine)
     @staticmethod
     def forward(ctx, x, lower, upper, training, generator=None):
@@ -668,22 +669,24 @@ class RreluWithNoiseBackward0(Op):
         if training:
             g, drawn = _generator(x.device, generator), a <= 0      # (NaN: no draw, as torch)
             if isinstance(g, _TorchRng):     # torch's loop: a double in [lower, upper) for each element <= 0, in order, none for the others
-                noise = np.ones_like(a)
+                noise = np.ones(a.shape, a.dtype)
                 noise[drawn] = g.uniform(int(drawn.sum()), np.float64, lower, upper).astype(a.dtype)
             else: noise = _where(drawn, lower + (upper - lower) * g.random(a.shape).astype(a.dtype), xp.ones((), a.dtype))
         elif a.dtype.itemsize >= 4 and type(ctx) is not RreluWithNoiseBackward1:   # eval (not in place): leaky_relu's value, and
             ctx.noise = None; ctx.slope = slope = (lower + upper) / 2               # its gradient from the saved input
             ctx.save_for_backward(x)
-            return _leaky_relu(xp, a, slope)
+            return B._row_major(_leaky_relu(xp, a, slope))
         else: noise = _where(a > 0, xp.ones((), a.dtype), xp.full((), (lower + upper) / 2, a.dtype))
-        ctx.noise = noise
+        ctx.noise, ctx.training = noise, training
         if not training and a.dtype.itemsize < 4:    # half, bfloat16: leaky_relu's float arithmetic, the slope not rounded to the dtype
-            return _where(a > 0, a, (a.astype(np.float32) * np.float32((lower + upper) / 2)).astype(a.dtype))
-        return a * noise
+            return B._row_major(_where(a > 0, a, (a.astype(np.float32) * np.float32((lower + upper) / 2)).astype(a.dtype)))
+        return B._row_major(a * noise)
     @staticmethod
     def backward(ctx, g):
         if ctx.noise is None: return _dleaky_relu(g, ctx.saved_tensors[0], None, ctx.slope)   # (g where x > 0, else g·slope: g·noise's bits)
-        return _masked(g, ctx.noise)
+        r = _masked(g, ctx.noise)
+        if not ctx.training: return r
+        return r.contiguous() if isinstance(r, Tensor) else B._row_major(r)
 
 class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
     """in-place rrelu_: torch's backward reads the result. Off the noise path (eval) it is
@@ -2515,6 +2518,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None: eps = float(np.finfo(x._data.dtype).eps)
     out = x * (x * x).mean(tuple(range(-len(shape), 0)), keepdim=True).add(eps).rsqrt()
     if weight is not None: out = out * weight
+    if not _channels_last_strides(input._data): out = out.contiguous()   # (torch's composite: row-major unless channels-last)
     return out.to(input.dtype)
 
 # %% ../../nbs/44b_instance_norm.ipynb #f56798f4
