@@ -1795,7 +1795,7 @@ def view_as_complex_copy(input):
     "A contiguous copy of `view_as_complex(input)`: float pairs (last dim 2) as complex numbers."
     return _copied(view_as_complex(input))
 
-def _copies_into(name, pieces, out, position, cast=False):
+def _copies_into(name, pieces, out, position, cast=False, check_out=False):
     """torch's out= of the copies that give several tensors: each piece written into its own tensor of `out`; then None.
     split_copy's kernel copies each piece in (`copy_`: another dtype cast, no resize); the others refuse another dtype and
     resize an out of another shape as every out= does (`_into`: torch's warning where it had elements)."""
@@ -1804,13 +1804,16 @@ def _copies_into(name, pieces, out, position, cast=False):
     for i, o in enumerate(out):       # (torch's parser: all of them before anything is written; `position`: out's among the arguments)
         if not isinstance(o, Tensor): raise TypeError(f"expected Tensor as element {i} in argument {position}, but got {type(o).__name__}")
     if len(out) != len(pieces): raise RuntimeError(f"{name} expected an out= argument of size {len(pieces)}, got size {len(out)}")
-    for o, p in zip(out, pieces):
-        if cast: o.copy_(p)
-        else: _into(name, o, (), lambda p=p: p, same_dtype=True)
+    import contextlib
+    from litnn.autograd.grad_mode import no_grad
+    with no_grad() if not check_out else contextlib.nullcontext():    # (torch's split copies write below autograd: nothing checked or
+        for o, p in zip(out, pieces):                                  # recorded; unbind_copy's checks out alone, as every out=)
+            if cast: o.copy_(p)
+            else: _into(name, o, (), lambda p=p: p, same_dtype=True)
 
 def unbind_copy(input, dim=0, *, out=None):
     "Contiguous copies of the slices `input.unbind(dim)`."
-    return _copies_into('unbind_copy_int_out', _copied(input.unbind(dim)), out, 2)
+    return _copies_into('unbind_copy_int_out', _copied(input.unbind(dim)), out, 2, check_out=True)
 
 def unfold_copy(input, dimension, size, step):
     "A contiguous copy of `input.unfold(dimension, size, step)`."

@@ -1912,3 +1912,17 @@ def test_parser_misuse_11_as_torch(name):
     before = (torch.get_autocast_dtype('cpu'), litnn.get_autocast_dtype('cpu'))
     _same(PARSER_11[name])
     assert (torch.get_autocast_dtype('cpu'), litnn.get_autocast_dtype('cpu')) == before
+
+def test_split_copies_write_out_below_autograd_as_torch():
+    "split_copy and split_with_sizes_copy write out= with no autograd check and record nothing; unbind_copy checks out alone."
+    res = []
+    for L in (torch, litnn):
+        a, r = _rg(L), []
+        for call in (lambda o: L.split_copy(a, 1, out=o), lambda o: L.split_copy(a.detach(), 1, out=o),
+                     lambda o: L.split_with_sizes_copy(a.detach(), [1, 1], out=o), lambda o: L.unbind_copy(a, out=[x[0] for x in o]),
+                     lambda o: L.unbind_copy(a.detach(), out=[x[0] for x in o])):
+            o = [L.zeros(1, 3, requires_grad=True), L.zeros(1, 3)] if len(r) % 2 else [L.zeros(1, 3), L.zeros(1, 3)]
+            try: call(o); r.append([(t.requires_grad, t.tolist()) for t in o])
+            except RuntimeError as e: r.append(('RuntimeError', 'functions with out=' in str(e)))
+        res.append(r)
+    assert res[1] == res[0]
