@@ -148,3 +148,36 @@ def test_one_node_aliases_do_not_pile_up_on_the_inputs_memory():
     x = litnn.tensor(X, requires_grad=True)
     for _ in range(300): litnn.nn.functional.group_norm(x, 3).sum().backward()
     assert len(_memory_views(_version_counter(x)).roots) < 40
+
+INDEX_OUTPUTS = {'max dim': lambda x: x.max(1)[0], 'min keepdim': lambda x: x.min(0, keepdim=True)[0], 'sort': lambda x: x.sort(1)[0],
+                 'topk': lambda x: x.topk(2)[0], 'kthvalue': lambda x: x.kthvalue(2)[0], 'median dim': lambda x: x.median(1)[0]}
+
+@pytest.mark.parametrize('name', list(INDEX_OUTPUTS))
+def test_hooks_on_a_node_with_index_outputs_see_one_gradient_as_torch(name):
+    "torch's node has no output for the indices: its hooks get the values' gradient alone, and may replace it."
+    logs, grads = [], []
+    for lib in (torch, litnn):
+        x = lib.tensor(A, requires_grad=True)
+        o, log = INDEX_OUTPUTS[name](x), []
+        o.grad_fn.register_prehook(lambda go, log=log: (log.append(len(go)), (go[0] * 2,))[1])
+        o.grad_fn.register_hook(lambda gi, go, log=log: log.append((len(gi), len(go))))
+        o.sum().backward()
+        logs.append(log); grads.append(x.grad.numpy())
+    assert logs[1] == logs[0] == [1, (1, 1)]
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+def test_a_functions_non_differentiable_output_keeps_its_gradient_slot_as_torch():
+    log = []
+    for lib in (torch, litnn):
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                i = x.argmax().reshape(1).float()
+                ctx.mark_non_differentiable(i)
+                return x * 2, i
+            @staticmethod
+            def backward(ctx, g, gi): return g * 2
+        y, _ = Two.apply(lib.tensor(A, requires_grad=True))
+        y.grad_fn.register_prehook(lambda go, lib=lib: log.append(len(go)))
+        y.sum().backward()
+    assert log[0] == log[1] == 2

@@ -159,14 +159,22 @@ def _run_tensor_hooks(node, grads, claimed, create_graph):
             if t is not None and grads[nr] is not None: _store_grad(t, grads[nr], claimed, create_graph)
     return grads
 
+def _outputs_seen(node):
+    """How many of `node`'s output gradients its hooks see: torch's node has no output for a built-in op's trailing
+    non-differentiable outputs (max(dim)'s indices), which litnn's keeps in place (`mark_non_differentiable`)."""
+    n, nd = node._n_out, node.__dict__.get('_non_diff', ())
+    if not nd or type(nd[0]) is not int: return n       # (a Function marks tensors: its node keeps every output, as torch's)
+    while n > 1 and (n - 1) in nd: n -= 1
+    return n
+
 def _run_pre_hooks(node, grads, claimed, create_graph):
     "Run `node`'s pre-hooks (`Node.register_prehook`), once the node is known to run; returns the (maybe replaced) grads."
-    plain = not create_graph
+    plain, n = not create_graph, _outputs_seen(node)
     for h in list(node._pre_hooks.values()):
         for g in grads: _claim(g, claimed)
-        given = tuple(_as_tensor(g) for g in grads)
+        given = tuple(_as_tensor(g) for g in grads[:n])
         r = h(given)
-        if r is not None and r is not given: grads[:] = [_value(g, plain) for g in _checked_grads(h, given, r)]
+        if r is not None and r is not given: grads[:n] = [_value(g, plain) for g in _checked_grads(h, given, r)]
     return grads
 
 # %% ../../nbs/13_backprop_engine.ipynb #6de326cf
@@ -358,7 +366,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None, accumu
                     for h in list(node._post_hooks.values()):
                         for g in outs: _claim(g, claimed)
                         given = tuple(map(_as_tensor, outs))
-                        r = h(given, tuple(map(_as_tensor, grads)))
+                        r = h(given, tuple(map(_as_tensor, grads[:_outputs_seen(node)])))
                         if r is not None and r is not given: outs = tuple(_value(g, plain) for g in _checked_grads(h, given, r))
                 if anomaly is not None: anomaly.check(node, outs)    # NaN in a gradient (reference/backprop/anomaly_mode)
             if not retain_graph:   # free what backward no longer needs
