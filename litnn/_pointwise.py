@@ -2490,7 +2490,10 @@ def _integer_only(name):
         with no_grad(): t = _promote(input, other)[0]
         _check_broadcast(input, other)
         if t._data.dtype.kind not in 'iu': raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_dtype_name(t)}\'')
-        return f(input, other)
+        out = f(input, other)
+        # torch's lcm is abs(a / gcd * b) and numpy's |a| / gcd * |b|: the same unless the product wraps, which in C++ it does
+        # for int32 and int64 before the abs (lcm(2, 2**31-1) in int32: torch 2, numpy -2); int8 and int16 compute in int, as numpy's
+        return out.abs_() if name == 'lcm' and out.dtype.is_signed and out.element_size() >= 4 else out
     g.__name__ = g.__qualname__ = name
     g.__doc__ = f"Elementwise `{name}` of two integer tensors."
     return g
@@ -2509,9 +2512,6 @@ _all_ = ['gcd_', 'lcm_']         # torch.gcd_(a, b) too
 def ldexp(input, other):
     "input · 2^other, in the operands' promoted dtype (the default float for integers), as torch's."
     _check_tensors('ldexp', dict(input=input, other=other))
-    ts = (input, other)                 # torch's type promotion (a 0-d tensor counts less), then a float
-    dt = result_type(dims=[t.dtype for t in ts if t.dim()], zero_dims=[t.dtype for t in ts if not t.dim()])
-    if not (dt.is_floating_point or dt.is_complex): dt = get_default_dtype()
     if input.dtype.is_floating_point and other.dtype.name == 'bool':     # torch's float kernel takes no bool exponents
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     if input.dtype.is_complex or input.dtype.is_floating_point and (input.dtype.itemsize != 4 or not (other.dtype.is_floating_point or other.dtype.is_complex)):
@@ -2519,7 +2519,7 @@ def ldexp(input, other):
         # part), for integer and float32 ones the number 2 (a power of a number is row-major); an integer exponent of a float
         # input goes to torch's ldexp kernel, whose layout is that of a product of the two operands
         return input * pow(_tensor(2., dtype=input.dtype), other)
-    return input.to(dt) * pow(2., other.to(dt))
+    return input * pow(2., other)    # torch's mul(input, pow(2.0, other)): the power in other's dtype (float16: 2**0.5 = 1.4140625)
 
 @patch
 def ldexp_(self:Tensor, other): return _inplace(self, ldexp, other)    # (LdexpBackward0, as torch's)

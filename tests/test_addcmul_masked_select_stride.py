@@ -425,3 +425,26 @@ def test_addcmul_value_is_read_in_the_tensors_dtype(fn, dtype, value):
         with pytest.raises(type(e)) as le: run(litnn)
         assert str(le.value) == str(e)
     else: assert run(litnn) == want
+
+
+@pytest.mark.parametrize('dtype', ['int8', 'int16', 'int32', 'int64', 'uint8'])
+def test_lcm_where_the_product_wraps_as_torch(dtype):
+    "torch's lcm is abs(a / gcd * b): an int32/int64 product that wraps comes back positive (numpy's |a| / gcd * |b| does not)"
+    def f(lib):
+        big = {'int8': 127, 'int16': 2**15 - 1, 'int32': 2**31 - 1, 'int64': 2**63 - 1, 'uint8': 255}[dtype]
+        a = lib.tensor([2, 3, 0, 6] + ([-2, -6] if dtype != 'uint8' else [2, 4]), dtype=getattr(lib, dtype))
+        b = lib.tensor([big, big, 5, 4, big, 4], dtype=getattr(lib, dtype))
+        return lib.lcm(a, b).tolist(), a.clone().lcm_(b).tolist()
+    assert f(litnn) == f(torch)
+
+
+@pytest.mark.parametrize('base', ['float32', 'int64', 'uint8'])
+@pytest.mark.parametrize('exp', ['float16', 'bfloat16', 'float64'])
+def test_ldexp_takes_the_power_in_the_exponents_dtype_as_torch(base, exp):
+    "ldexp(float32 or integer x, float16 n) is torch's mul(x, pow(2.0, n)): 2**0.5 rounded to float16 (1.4140625), not float32's"
+    def f(lib):
+        x = lib.tensor([1, 3, 2, 5], dtype=getattr(lib, base))
+        n = lib.tensor([0.5, -2.5, 3.25, 0.0], dtype=getattr(lib, exp))
+        r = lib.ldexp(x, n)
+        return str(r.dtype).split('.')[-1], r.tolist()
+    assert f(litnn) == f(torch)
