@@ -3738,6 +3738,7 @@ def _compared(base):
         r = getattr(Tensor, base)(self, other)
         if not (_Mode.grad and (self._requires_grad or isinstance(other, Tensor) and other._requires_grad)): return r
         return nodes[isinstance(other, Tensor)].apply(self, other, result=r._data.astype(self._data.dtype))
+    op.__name__ = op.__qualname__ = base      # (_inplace knows a comparison by its name: its bool result fits any dtype)
     return op
 
 for _n in ('gt', 'ge', 'lt', 'le', 'eq', 'ne'):

@@ -677,11 +677,13 @@ def _new_history(t, node, nr=0):
         node._retained[nr] = weakref.ref(t)
     t.grad_fn, t._output_nr, t._requires_grad = node, nr, True
 
-def _cast_checked_first(self, args, error):
+def _cast_checked_first(self, op, args, error):
     """Called when an in-place op found no kernel for its result's dtype (NotImplementedError `error`): torch checks
     first that `self` can hold that dtype, and raises that error instead if not (`bool.bitwise_and_(1.5)`: Float into
     Bool). An op's own refusal before its kernel (clamp's "not supported for complex types") stays."""
     if 'not implemented for' not in str(error): return
+    if getattr(op, '__name__', None) in ('lt', 'le', 'gt', 'ge', 'eq', 'ne'): return   # a comparison's result is bool, which any
+        # dtype holds: torch's comparison ops do not check the cast (`int.lt_(1j)`: its kernel's NotImplementedError)
     if len(args) == 1 and isinstance(args[0], (Tensor, builtins.bool, builtins.int, builtins.float, builtins.complex)):
         d = sys.modules['litnn'].result_type(self, args[0])    # (a binary op's `other` only: lerp_'s weight takes no part)
         if not _can_cast(d.np, self._data.dtype): raise _cast_refused(d.np, self._data.dtype) from None
@@ -748,7 +750,7 @@ def _inplace(self, op, *args, _write=None, _overlap_ok=False, _records=True, _pr
             src = Tensor._make(self._data.copy(), self._requires_grad, self.grad_fn if base is None else self._regenerated().grad_fn)
             if self._output_nr and base is None: src._output_nr = self._output_nr
         try: result = op(src, *args, **kw)
-        except NotImplementedError as e: _cast_checked_first(self, args, e); raise
+        except NotImplementedError as e: _cast_checked_first(self, op, args, e); raise
         fn = result.grad_fn      # torch records some in-place ops as nodes of their own: the op's node becomes that (`_in_place_variant`)
         if recording and fn is not None and fn is not src.grad_fn and getattr(fn, '_in_place', None) is not None: fn._in_place()
     a = self._data
