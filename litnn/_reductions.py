@@ -182,6 +182,7 @@ class MinBackward1(MaxBackward1): fn = 'min'
 class MaxBackward0(Op):
     "max along a dim, with indices: the gradient goes to the index"
     fn = 'max'
+    _int_dim = True       # (torch's max.dim takes one int: its node's _saved_dim is 1, not (1,))
     @classmethod
     def forward(cls, ctx, x, dim, keepdim=False):
         a = x._data
@@ -519,6 +520,7 @@ def _prod_last(a):
 
 class ProdBackward1(Op):
     "prod along a dim"
+    _int_dim = True       # (torch's prod.dim_int: its node's _saved_dim is 1, not (1,))
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
         with np.errstate(over='ignore', invalid='ignore'):    # an overflow is inf, silently, as torch's (numpy would warn from its own module)

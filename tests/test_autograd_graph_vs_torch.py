@@ -181,3 +181,11 @@ def test_a_functions_non_differentiable_output_keeps_its_gradient_slot_as_torch(
         y.grad_fn.register_prehook(lambda go, lib=lib: log.append(len(go)))
         y.sum().backward()
     assert log[0] == log[1] == 2
+
+@pytest.mark.parametrize('name,f', [('max', lambda x: x.max(1)[0]), ('min keepdim', lambda x: x.min(0, keepdim=True)[0]),
+                                    ('prod', lambda x: x.prod(1)), ('sum', lambda x: x.sum(1)), ('amax', lambda x: x.amax(1)),
+                                    ('cumsum', lambda x: x.cumsum(1))])
+def test_saved_dim_has_torchs_form(name, f):
+    "An `int dim` overload saves an int (max.dim, prod.dim_int, cumsum), an `int[] dim` one a tuple (sum, amax)."
+    (tx,), (lx,) = both(A)
+    assert f(lx).grad_fn._saved_dim == f(tx).grad_fn._saved_dim

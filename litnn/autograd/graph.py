@@ -695,7 +695,9 @@ def _saved_attribute(self, name):
             else: return self.saved_tensors[i]           # (freed: torch's error)
         elif not raw:
             if field == 'self_sym_sizes' and 'shape' in d: return tuple(d['shape'])
-            if field in d: return d[field]
+            if field in d:     # (a one-dim reduction whose torch overload takes `int dim` keeps its dims as a tuple: `_int_dim`)
+                v = d[field]
+                return v[0] if field == 'dim' and getattr(self, '_int_dim', False) and type(v) is tuple and len(v) == 1 else v
             if field in d.get('kw', ()): return d['kw'][field]
     raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
