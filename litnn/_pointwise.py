@@ -986,7 +986,9 @@ def _clamp_keeps_dtype(self, *bounds):
 @patch
 def clamp_(self:Tensor, min=None, max=None):
     "In-place `clamp`; returns self."
-    if (min is None and max is None) or self.dtype.is_complex: clamp(self, min, max)     # raises torch's error
+    if ((min is None and max is None) or self.dtype.is_complex
+            or self.dtype.name == 'bool' and not builtins.any(isinstance(b, builtins.complex) for b in (min, max))):   # (a complex bound: the cast's error)
+        clamp(self, min, max)     # raises torch's error (bool: for number bounds)
     _bound_kinds(min, max)
     _clamp_keeps_dtype(self, min, max)
     return _inplace(self, clamp, min, max, _write=lambda xp, a, lo, hi: _clip(xp, a, lo, hi, out=a))
@@ -1812,6 +1814,7 @@ def _one_sided(input, bound, nodes, lower):
         x, b = _promote(input, bound)
         return nodes[1].apply(x, b, None) if lower else nodes[1].apply(x, None, b)
     d = result_type(*_levels(input, bound))
+    if d.name == 'bool': raise NotImplementedError(f'"clamp_{"min" if lower else "max"}_scalar_cpu" not implemented for \'Bool\'')   # (as clamp's)
     x, bound = _cast(input, d), _checked_scalar(bound, d.np)      # the bound must fit the result's dtype (torch's RuntimeError), as clamp's
     return nodes[0].apply(x, min=bound) if lower else nodes[0].apply(x, max=bound)
 

@@ -1926,3 +1926,17 @@ def test_split_copies_write_out_below_autograd_as_torch():
             except RuntimeError as e: r.append(('RuntimeError', 'functions with out=' in str(e)))
         res.append(r)
     assert res[1] == res[0]
+
+CLAMP_11 = {     # torch has no bool kernel for number bounds: clamp_min/clamp_max (and clamp_ in place) refuse them as clamp does
+    'clamp_min of a bool tensor to True': lambda L: L.clamp_min(L.tensor([True, False]), True),
+    'clamp_max of a bool tensor to False': lambda L: L.clamp_max(L.tensor([True, False]), False),
+    'clamp_min_ of a bool tensor to True': lambda L: L.tensor([True, False]).clamp_min_(True),
+    'clamp_ of a bool tensor to min=False': lambda L: L.tensor([True, False]).clamp_(min=False),
+    'clamp_ of a bool tensor to min=1 (a cast)': lambda L: L.tensor([True, False]).clamp_(min=1),
+    'clamp_ of a bool tensor to a bool tensor bound': lambda L: L.tensor([True, False]).clamp_(min=L.tensor(True)),
+    'clamp_min of a bool tensor to 1 (int64)': lambda L: L.clamp_min(L.tensor([True, False]), 1),
+    'clamp_min_ of uint8 to True': lambda L: L.ones(2, dtype=L.uint8).clamp_min_(True),
+}
+
+@pytest.mark.parametrize('name', list(CLAMP_11))
+def test_clamp_of_bools_11_as_torch(name): _same(CLAMP_11[name])
