@@ -78,6 +78,8 @@ CASES = {
     'scalar_overload_nodes': (lambda x, y: _lib(x).trapezoid(x, dx=0.5) * y + _lib(x).trapezoid(y, _lib(x).arange(4.).to(x.dtype)) + F(x).pairwise_distance(x[None], y[None]),
                               [randn(4), randn(4)]),     # MulBackward1, DivBackward1, AddBackward1: torch's composites' Scalar overloads
     'group_norm': (lambda x, w, b: F(x).group_norm(x, 2, w, b), [randn(2, 4, 3), randn(4), randn(4)]),
+    'interpolate_nearest': (lambda x: F(x).interpolate(x, size=(5, 7), mode='nearest') + F(x).interpolate(x, size=(5, 7), mode='nearest-exact')
+                            + F(x).interpolate(x, scale_factor=2, mode='nearest')[..., :5, :7], [randn(2, 3, 3, 4)]),   # UpsampleNearestBackward0
     'scaled_dot_product_attention': (lambda q, k, v: F(q).scaled_dot_product_attention(q, k, v, is_causal=True), [randn(2, 3, 4), randn(2, 5, 4), randn(1, 5, 2)]),
 }
 
