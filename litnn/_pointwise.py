@@ -2521,6 +2521,10 @@ def ldexp(input, other):
         # torch's _pow2 for float64, half and complex inputs: 2 as a 0-d tensor of input's dtype (other's layout and dtype take
         # part), for integer and float32 ones the number 2 (a power of a number is row-major); an integer exponent of a float
         # input goes to torch's ldexp kernel, whose layout is that of a product of the two operands
+        if input.dtype.is_floating_point and input.dtype.itemsize <= 4 and not (other.dtype.is_floating_point or other.dtype.is_complex):
+            # torch's ldexp kernel rounds x * 2^n once (half: ldexp(1e-4, 16) = 6.55, not x * inf): in float64, a half, bfloat16 or
+            # float32 x times 2^n is exact for n in ±300, beyond which the result is 0 or inf either way (0 stays 0, not 0 * inf)
+            return (input.double() * pow(_tensor(2., dtype=float64), other.double().clamp(-300, 300))).to(input.dtype)
         return input * pow(_tensor(2., dtype=input.dtype), other)
     return input * pow(2., other)    # torch's mul(input, pow(2.0, other)): the power in other's dtype (float16: 2**0.5 = 1.4140625)
 

@@ -448,3 +448,15 @@ def test_ldexp_takes_the_power_in_the_exponents_dtype_as_torch(base, exp):
         r = lib.ldexp(x, n)
         return str(r.dtype).split('.')[-1], r.tolist()
     assert f(litnn) == f(torch)
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'bfloat16', 'float32', 'float64'])
+@pytest.mark.parametrize('exp_dtype', ['int32', 'int64', 'int8'])
+def test_ldexp_with_integer_exponents_rounds_once_as_torchs_kernel(dtype, exp_dtype):
+    "torch's ldexp kernel: half ldexp(1e-4, 16) = 6.55 (not 1e-4 * inf), ldexp(0, 120) = 0 (not 0 * inf = nan), subnormals"
+    xs = [1e-4, 3.0, 1e-30, 0.0, -0.0, float('inf'), 6e-8, 1.5, -2.75, 1e-38, float('nan')]
+    ns = [16, -20, 120, 120, -127, -100, 30, -126, 100, 127, 5]
+    def f(lib):
+        r = lib.ldexp(lib.tensor(xs).to(getattr(lib, dtype)), lib.tensor(ns, dtype=getattr(lib, exp_dtype)))
+        return str(r.dtype).split('.')[-1], [repr(v) for v in r.double().tolist()]
+    assert f(litnn) == f(torch)
