@@ -1808,10 +1808,11 @@ class ClampMaxBackward1(ClampBackward0): "clamp_max with a tensor"
 # %% ../nbs/reference/torch/pointwise_math.ipynb #b8a8b0fa
 def _one_sided(input, bound, nodes, lower):
     _check_tensors("clamp_min" if lower else "clamp_max", dict(input=input))
-    if input.dtype.is_complex or (bound.dtype.is_complex if isinstance(bound, Tensor) else isinstance(bound, builtins.complex)):
+    if not isinstance(bound, Tensor) and (input.dtype.is_complex or isinstance(bound, builtins.complex)):
         raise NotImplementedError("clamp is not supported for complex types")
-    if isinstance(bound, Tensor):
+    if isinstance(bound, Tensor):       # (torch's maximum/minimum: its kernel refuses complex, after an in-place cast check)
         x, b = _promote(input, bound)
+        if x.dtype.is_complex: raise NotImplementedError(f'"{"maximum" if lower else "minimum"}_cpu" not implemented for \'{_dtype_name(x)}\'')
         return nodes[1].apply(x, b, None) if lower else nodes[1].apply(x, None, b)
     d = result_type(*_levels(input, bound))
     if d.name == 'bool': raise NotImplementedError(f'"clamp_{"min" if lower else "max"}_scalar_cpu" not implemented for \'Bool\'')   # (as clamp's)

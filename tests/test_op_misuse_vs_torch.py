@@ -1927,7 +1927,8 @@ def test_split_copies_write_out_below_autograd_as_torch():
         res.append(r)
     assert res[1] == res[0]
 
-CLAMP_11 = {     # torch has no bool kernel for number bounds: clamp_min/clamp_max (and clamp_ in place) refuse them as clamp does
+CLAMP_11 = {     # torch has no bool kernel for number bounds: clamp_min/clamp_max (and clamp_ in place) refuse them as clamp does;
+                 # with a tensor bound they are maximum/minimum, whose kernels refuse complex (after an in-place cast check)
     'clamp_min of a bool tensor to True': lambda L: L.clamp_min(L.tensor([True, False]), True),
     'clamp_max of a bool tensor to False': lambda L: L.clamp_max(L.tensor([True, False]), False),
     'clamp_min_ of a bool tensor to True': lambda L: L.tensor([True, False]).clamp_min_(True),
@@ -1936,6 +1937,12 @@ CLAMP_11 = {     # torch has no bool kernel for number bounds: clamp_min/clamp_m
     'clamp_ of a bool tensor to a bool tensor bound': lambda L: L.tensor([True, False]).clamp_(min=L.tensor(True)),
     'clamp_min of a bool tensor to 1 (int64)': lambda L: L.clamp_min(L.tensor([True, False]), 1),
     'clamp_min_ of uint8 to True': lambda L: L.ones(2, dtype=L.uint8).clamp_min_(True),
+    'clamp_min_ of a float tensor to a complex tensor (the cast first)': lambda L: L.ones(2).clamp_min_(L.ones(2, dtype=L.complex64)),
+    'clamp_max_ of a bool tensor to a complex tensor': lambda L: L.tensor([True, False]).clamp_max_(L.ones(2, dtype=L.complex64)),
+    'clamp_min of a float tensor to a complex tensor (maximum)': lambda L: L.clamp_min(L.ones(2), L.ones(2, dtype=L.complex64)),
+    'clamp_max_ of a complex tensor to a float tensor (minimum)': lambda L: L.ones(2, dtype=L.complex64).clamp_max_(L.ones(2)),
+    'clamp_min of a complex tensor to a number': lambda L: L.clamp_min(L.ones(2, dtype=L.complex64), 1.),
+    'clamp_min_ of a float tensor to 1j': lambda L: L.ones(2).clamp_min_(1j),
 }
 
 @pytest.mark.parametrize('name', list(CLAMP_11))
