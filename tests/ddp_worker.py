@@ -155,13 +155,13 @@ def syncbn_check():
 
 def run_job(outdir):
     "Run this file on 2 MPI processes (once per pytest session); each rank's results."
-    import os, subprocess
+    import os
     from pathlib import Path
     if outdir in _JOBS: return _JOBS[outdir]
     Path(outdir).mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
-    r = subprocess.run(["mpiexec", "-n", "2", sys.executable, __file__, str(outdir)], capture_output=True, text=True, timeout=300, env=env,
-                       stdin=subprocess.DEVNULL)
+    from mpi_launch import mpiexec
+    r = mpiexec(2, [sys.executable, __file__, outdir], timeout=300, env=env)
     assert r.returncode == 0, r.stderr[-3000:]
     _JOBS[outdir] = [json.loads((Path(outdir) / f"rank{i}.json").read_text()) for i in range(2)]
     return _JOBS[outdir]

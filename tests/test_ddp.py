@@ -11,6 +11,7 @@ import torch.utils.data.distributed as tdist
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ddp_worker import run_job
+from mpi_launch import mpiexec
 
 needs_mpi = pytest.mark.skipif(not dist.is_available(), reason="mpi4py is not installed")
 ROUND_OFF = 1e-6        # float32: a few ulps of values of order 1
@@ -120,8 +121,7 @@ def test_train_command_on_two_processes_equals_one(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
     flags = ["-m", "litnn.train", "--epochs", "2", "--limit", "300", "--no-progress", "--model", "cnn"]
     one = subprocess.run([sys.executable, *flags, "--out", str(tmp_path / "one")], capture_output=True, text=True, env=env, timeout=300)
-    two = subprocess.run(["mpiexec", "-n", "2", sys.executable, *flags, "--out", str(tmp_path / "two")], capture_output=True, text=True,
-                         env=env, timeout=300, stdin=subprocess.DEVNULL)
+    two = mpiexec(2, [sys.executable, *flags, "--out", tmp_path / "two"], env=env, timeout=300)
     assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
     assert two.stdout.count("test accuracy") == 1 and "(2 processes)" in two.stdout      # rank 0 reports, once
     a, b = (litnn.load(tmp_path / d / "checkpoint.lnn") for d in ("one", "two"))

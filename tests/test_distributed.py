@@ -9,6 +9,7 @@ import litnn.distributed as dist
 
 sys.path.insert(0, str(Path(__file__).parent))
 from distributed_worker import inputs, DTYPES, OPS
+from mpi_launch import mpiexec as run_mpiexec
 
 WORKER = Path(__file__).parent / "distributed_worker.py"
 N = 2
@@ -18,8 +19,7 @@ pytestmark = pytest.mark.skipif(not dist.is_available(), reason="mpi4py is not i
 def mpiexec(suite, tmp, n=N, timeout=120):
     "Run the worker's `suite` in `n` MPI processes; the completed process and each rank's results."
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
-    r = subprocess.run(["mpiexec", "-n", str(n), sys.executable, str(WORKER), suite, str(tmp)],
-                       capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    r = run_mpiexec(n, [sys.executable, WORKER, suite, tmp], timeout=timeout, env=env)
     results = [json.loads((tmp / f"rank{i}.json").read_text()) if (tmp / f"rank{i}.json").exists() else None for i in range(n)]
     return r, results
 

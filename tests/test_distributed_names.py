@@ -2,13 +2,14 @@
 monitored_barrier, the coalesced calls, the small questions (get_pg_count, debug levels, ...), the errors, and the
 key-value stores. One-process scripts run under torch and under litnn (gloo in torch, MPI in litnn); a short MPI job of
 two ranks checks what needs two."""
-import json, os, subprocess, sys, textwrap
+import json, os, sys, textwrap
 from pathlib import Path
 import pytest
 import litnn.distributed as dist
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_distributed import _one_rank_both_ways
+from mpi_launch import mpiexec
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="mpi4py is not installed")
 
@@ -280,8 +281,7 @@ def test_two_ranks(tmp_path):
     script = tmp_path / "two.py"
     script.write_text(TWO)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
-    r = subprocess.run(["mpiexec", "-n", "2", sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, timeout=120, env=env,
-                       stdin=subprocess.DEVNULL)
+    r = mpiexec(2, [sys.executable, script, tmp_path], timeout=120, env=env)
     assert r.returncode == 0, r.stderr
     r0, r1 = (json.loads((tmp_path / f"rank{i}.json").read_text()) for i in range(2))
     assert r1["objs"] == [{"lr": 0.1}, [1, 2], [0, 1, 2]] and r1["recv from"] == 0
@@ -320,8 +320,7 @@ def test_monitored_barrier_names_the_late_rank(tmp_path, mode):
     script = tmp_path / "late.py"
     script.write_text(LATE)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "OMP_NUM_THREADS": "1"}
-    subprocess.run(["mpiexec", "-n", "3", sys.executable, str(script), str(tmp_path), mode], capture_output=True, text=True, timeout=120, env=env,
-                       stdin=subprocess.DEVNULL)
+    mpiexec(3, [sys.executable, script, tmp_path, mode], timeout=120, env=env)
     r0, r1 = (json.loads((tmp_path / f"rank{i}.json").read_text()) for i in range(2))
     assert r0["error"] == ("[Rank 0]: Rank 2 failed to pass monitoredBarrier in 1000 ms" if mode == "first" else
                            "[Rank 0]: Ranks 2 failed to pass monitoredBarrier in 1000 ms")
