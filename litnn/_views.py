@@ -222,6 +222,8 @@ class _Index(Op):
         return _index_put(g, ctx.key, ctx.shape, ctx.adv)
 
 # %% ../nbs/17_views.ipynb #fe203a74
+from ._tensor import _SparseArray
+
 class SelectBackward0(_Index): pass
 class SliceBackward0(_Index): pass
 class AliasBackward0(_Index): pass
@@ -232,7 +234,7 @@ class UnsqueezeBackward0(_Index):
     @staticmethod
     def forward(ctx, x, key, index=None):
         a, d = x._data, len(key) - 2           # (unsqueeze's key: `d` whole dims, None, Ellipsis; indexing's may be any)
-        if d < a.ndim and key[d:] == (None, Ellipsis) and key[:d] == (_ALL,) * d and hasattr(a, 'strides'):   # (a last dim: torch's stride is 1, not numpy's)
+        if d < a.ndim and key[d:] == (None, Ellipsis) and key[:d] == (_ALL,) * d and type(a) is not _SparseArray:   # (a last dim: torch's stride is 1, not numpy's)
             r = a.reshape(a.shape[:d] + (1,) + a.shape[d:])     # (inserting a size-1 dim never copies)
             if 1 not in a.shape or r.strides[:d] + r.strides[d + 1:] == a.strides:
                 ctx.shape, ctx.key = a.shape, key
