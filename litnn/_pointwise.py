@@ -3871,12 +3871,7 @@ _OUT_NO_AUTOGRAD.update(('all', 'any', 'isin', 'isposinf', 'isneginf', 'signbit'
 _OUT_NOT_DIFFERENTIABLE.update(('alias_copy', 'detach_copy', 'diagonal_copy', 'diag', 'select_copy', 'slice_copy', 'squeeze_copy',
                                 't_copy', 'transpose_copy', 'unsqueeze_copy', 'conj_physical', 'histogram'))
 
-def _out_not_implemented(fn, outs, inputs):
-    "Each floating tensor of `outs` (written by out=) requiring grad through torch's NotImplemented node where an input requires grad."
-    if not (_Mode.grad and fn in _OUT_NOT_DIFFERENTIABLE and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)): return
-    for o in outs:
-        r = _no_derivative(o.detach().clone(), inputs, (RuntimeError, f'derivative for aten::{fn} is not implemented'))
-        if r._requires_grad: o.copy_(r)
+from .autograd.engine import _out_not_implemented   # (beside _no_derivative: torch.fft's out= uses it too, without importing this module)
 
 def _predicted(fn, rule, args, kwargs):
     "The result's dtype a structured kernel of torch knows before it computes (and checks out's against first): an array dtype, or None."

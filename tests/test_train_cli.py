@@ -39,11 +39,13 @@ def test_default_run_reaches_97_percent(tmp_path):
     assert h['epoch'] == list(range(1, 21))                          # the default: 20 epochs
     assert h['test_acc'][-1] >= 0.97, h['test_acc']
 
-# The child runs the command with SGD.step wrapped: after step `stop` it prints "reached step <stop>" and blocks
-# reading its stdin, which the parent never writes. The parent reads the child's stdout up to that line, then sends
-# SIGINT, so Ctrl-C always lands at that step, however fast or loaded the machine is.
+# The child runs the command with SGD.step wrapped: after step `stop` it prints "reached step <stop>" and waits in
+# short sleeps until the parent's SIGINT (KeyboardInterrupt) ends it. The parent reads the child's stdout up to that line,
+# then sends SIGINT, so Ctrl-C always lands at that step, however fast or loaded the machine is. (Not a blocking read of
+# stdin: the kernel may hand SIGINT to another of the child's threads, and Python then acts on it only when the main
+# thread runs again; a read that never returns hung one CI run for the 600 s of HUNG. A sleep returns.)
 INTERRUPT_AT_STEP = r"""
-import runpy, sys
+import runpy, sys, time
 import litnn
 stop, done, real_step = int(sys.argv[1]), [0], litnn.optim.SGD.step
 def step_then_wait(self, *args, **kwargs):
@@ -51,7 +53,7 @@ def step_then_wait(self, *args, **kwargs):
     done[0] += 1
     if done[0] == stop:
         print(f'reached step {stop}', flush=True)
-        sys.stdin.readline()                 # blocks: only the parent's SIGINT (KeyboardInterrupt) ends it
+        while True: time.sleep(0.01)         # only the parent's SIGINT (KeyboardInterrupt) ends it
     return out
 litnn.optim.SGD.step = step_then_wait
 sys.argv = ['python -m litnn.train'] + sys.argv[2:]
@@ -71,7 +73,7 @@ def interrupt_at_step(flags, stop):
                 if line == f'reached step {stop}\n': break
             reached = bool(out) and out[-1] == f'reached step {stop}\n'
             if reached: p.send_signal(signal.SIGINT)
-            rest = p.stdout.read()           # up to the child's exit; its stdin stays open, so only SIGINT ends the wait
+            rest = p.stdout.read()           # up to the child's exit: only SIGINT ends its wait
             p.wait()
         finally:
             hung.cancel()

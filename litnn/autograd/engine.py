@@ -931,3 +931,13 @@ def __call__(self:Node, *grads):
     out = _call_backward(self, [g if g is None or isinstance(g, Tensor) else Tensor._make(g) for g in grads], False)
     out = out[:len(self.next_functions)]      # (an op's arguments past its inputs get no gradient: `_inputs`)
     return out[0] if len(out) == 1 else out
+
+# %% ../../nbs/reference/torch/writing_into_out.ipynb #a7e0c3d1
+from .broadcasting import _OUT_NOT_DIFFERENTIABLE
+
+def _out_not_implemented(fn, outs, inputs):
+    "Each floating tensor of `outs` (written by out=) requiring grad through torch's NotImplemented node where an input requires grad."
+    if not (_Mode.grad and fn in _OUT_NOT_DIFFERENTIABLE and any(isinstance(t, Tensor) and t._requires_grad for t in inputs)): return
+    for o in outs:
+        r = _no_derivative(o.detach().clone(), inputs, (RuntimeError, f'derivative for aten::{fn} is not implemented'))
+        if r._requires_grad: o.copy_(r)

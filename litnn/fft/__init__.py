@@ -195,7 +195,7 @@ def _one(fname, input, n, dim, out, compute, real=False):
     if fname in ('ifft', 'ihfft') and not input.dtype.is_complex and isinstance(out, Tensor):
         r = compute(_dim(input, dim))     # torch's inverse r2c writes through conj_physical's out=, which keeps the dtype
         if r.dtype != out.dtype: raise RuntimeError(f"Found dtype {_dtype_name(out)} but expected {_dtype_name(r)}")
-        from .._pointwise import _out_not_implemented     # (reference/torch/writing_into_out)
+        from ..autograd.engine import _out_not_implemented     # (reference/torch/writing_into_out)
         _into('conj_physical', out, (input,), lambda: r.detach())    # (its autograd rule too: out checked alone, then marked)
         _out_not_implemented('conj_physical', (out,), (input,))
         return out
